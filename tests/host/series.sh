@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The patch series: it applies on pristine linux-source-6.1 (make kernel
+# did that; here we check the tree is exactly what patches/ and migrate/
+# say), every patch is clean under checkpatch --strict, and every patch
+# builds on its own: each commit is checked out in a separate worktree and
+# the directories it touches are compiled with the debug config, warnings
+# as errors.
+set -u
+cd "$(dirname "$0")/../.."
+top=$PWD
+tree=$top/build/linux
+wt=$top/build/series-check
+out=$top/build/out-series
+n=0
+t() {
+	local d=$1; shift
+	n=$((n + 1))
+	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; fi
+}
+
+patches=()
+for dir in patches migrate; do
+	while read -r p; do
+		case "$p" in "" | \#*) continue ;; esac
+		patches+=("$dir/$p")
+	done <"$dir/series"
+done
+
+applied_ok() {
+	local want
+	want=$(git -C "$tree" log --reverse --format=%s pristine..HEAD | grep -vx "heat: end of the tracking series")
+	have=$(for p in "${patches[@]}"; do sed -n 's/^Subject: \[PATCH\] //p' "$p" | head -1; done)
+	[ "$want" = "$have" ] && [ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ]
+}
+t "build/linux is pristine 6.1 plus exactly the ${#patches[@]} patches of patches/ and migrate/" applied_ok
+
+for p in "${patches[@]}"; do
+	res=$(cd "$tree" && scripts/checkpatch.pl --strict --quiet --no-summary --show-types "$top/$p" 2>&1)
+	t "checkpatch --strict is silent on $p" test -z "$res"
+	[ -z "$res" ] || echo "$res" | head -20 | sed 's/^/#   /'
+done
+
+[ ${#patches[@]} -gt 0 ] || { echo "1..$n"; exit 0; }
+
+git -C "$tree" worktree prune
+[ -d "$wt" ] || git -C "$tree" worktree add -q --detach "$wt" pristine
+mkdir -p "$out"
+cp "$top/build/out-debug/.config" "$out/.config"
+cc=gcc
+command -v ccache >/dev/null && cc="ccache gcc"
+export CCACHE_BASEDIR=$top/build
+kmake=(make -s -C "$wt" O="$out" ARCH=x86_64 CC="$cc" HOSTCC="$cc" -j"$(($(nproc) + 1))")
+"${kmake[@]}" olddefconfig >/dev/null 2>&1
+"${kmake[@]}" prepare >/dev/null 2>&1
+
+for c in $(git -C "$tree" rev-list --reverse pristine..HEAD); do
+	subj=$(git -C "$tree" log -1 --format=%s "$c")
+	[ "$subj" = "heat: end of the tracking series" ] && continue
+	git -C "$wt" checkout -q --detach "$c"
+	# The directories of the C files it touches; a header-only patch
+	# builds the directories of the headers instead.
+	dirs=$(git -C "$tree" show --format= --name-only "$c" |
+		grep -E '\.[ch]$' | grep -v '^include/uapi/' | grep -v '^tools/' |
+		xargs -r -n1 dirname | sort -u | sed 's|^include/.*|fs/btrfs|' | sort -u)
+	log=$top/build/logs/series-build-$(git -C "$tree" rev-list --count pristine.."$c").log
+	ok=1
+	for d in $dirs; do
+		if ! "${kmake[@]}" KCFLAGS=-Werror "$d/" >"$log" 2>&1; then
+			ok=0
+			break
+		fi
+	done
+	t "builds on its own: $subj" test $ok = 1
+	[ $ok = 1 ] || tail -20 "$log" | sed 's/^/#   /'
+done
+echo "1..$n"

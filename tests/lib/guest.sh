@@ -1,0 +1,27 @@
+# Helpers for in-guest scripts (busybox sh).
+
+# make_files DIR COUNT SIZE: COUNT files of random data of SIZE (dd units,
+# e.g. 4096K) in DIR, named f0..f(COUNT-1).
+make_files() {
+	local dir=$1 n=$2 size=$3 i=0 bs count
+	mkdir -p "$dir"
+	case "$size" in
+	*K) bs=4096 count=$((${size%K} / 4)) ;;
+	*M) bs=1048576 count=${size%M} ;;
+	*) bs=1 count=$size ;;
+	esac
+	while [ $i -lt "$n" ]; do
+		dd if=/dev/urandom of="$dir/f$i" bs=$bs count=$count 2>/dev/null
+		i=$((i + 1))
+	done
+}
+
+# qd1_read_lat_us DEV [SECONDS]: mean completion latency in microseconds of
+# 4 KiB random direct reads at queue depth 1 over the first GiB of DEV.
+# fio's terse format v3: field 40 is the mean total read latency in us.
+qd1_read_lat_us() {
+	fio --name=qd1 --filename="$1" --readonly --direct=1 --rw=randread \
+		--bs=4k --iodepth=1 --ioengine=psync --size=1g \
+		--time_based --runtime="${2:-5}" --minimal --terse-version=3 |
+		awk -F';' '{ print $40 }'
+}
