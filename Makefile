@@ -18,7 +18,7 @@ TOP := $(CURDIR)
 DEPS := linux-source-6.1 gcc make bc bison flex libelf-dev libssl-dev ccache \
 	cpio kmod python3 git qemu-system-x86 qemu-utils btrfs-progs busybox-static \
 	nvme-cli fio xfsprogs e2fsprogs dmsetup thin-provisioning-tools gnuplot-nox \
-	cppcheck
+	cppcheck python3-ply python3-git jq attr
 
 .PHONY: all deps kernel kernel-tree kernel-lean kernel-debug initramfs guest \
 	test demo bench export heatctl clean distclean

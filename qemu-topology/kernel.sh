@@ -192,8 +192,11 @@ export_range() {
 	rm -f "$dir"/*.patch
 	git -C "$tree" format-patch -q --no-signature --zero-commit --no-numbered \
 		-o "$dir" "$from..$to"
-	(cd "$dir" && ls -1 -- *.patch 2>/dev/null || true) >"$dir/series"
-	n=$(wc -l <"$dir/series")
+	{
+		echo "# Applied in this order by 'make kernel'; written by 'make export'."
+		(cd "$dir" && ls -1 -- *.patch 2>/dev/null || true)
+	} >"$dir/series"
+	n=$(grep -vc '^#' "$dir/series" || true)
 	say "$(basename "$dir")/: $n patches"
 }
 

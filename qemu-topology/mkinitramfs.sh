@@ -18,10 +18,12 @@ bins=(
 	/bin/busybox
 	/sbin/mkfs.btrfs /bin/btrfs /bin/btrfs-map-logical
 	/usr/sbin/nvme /usr/bin/fio /usr/sbin/xfs_io /usr/sbin/filefrag
-	/sbin/dmsetup /usr/sbin/cache_check
+	/sbin/dmsetup /usr/sbin/cache_check /usr/bin/jq /usr/bin/getfattr
 )
 heatctl=$top/userspace/heatctl
+abuse=$top/userspace/tests/heat-abuse
 [ -x "$heatctl" ] && bins+=("$heatctl")
+[ -x "$abuse" ] && bins+=("$abuse")
 
 for b in "${bins[@]}"; do
 	[ -e "$b" ] || { echo "mkinitramfs: $b is missing: run 'make deps'" >&2; exit 1; }
@@ -52,6 +54,7 @@ copy_with_libs() {
 for b in "${bins[@]}"; do
 	case "$b" in
 	"$heatctl") copy_with_libs "$b" /usr/sbin/heatctl ;;
+	"$abuse") copy_with_libs "$b" /usr/sbin/heat-abuse ;;
 	*) copy_with_libs "$b" "$b" ;;
 	esac
 done

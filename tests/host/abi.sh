@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# heatctl's copy of the ioctl ABI (userspace/heat-ioctl.h) matches the
+# kernel's include/uapi/linux/btrfs.h in build/linux: ioctl numbers, struct
+# sizes, every field's offset and size, and the flag and option values.
+set -u
+cd "$(dirname "$0")/../.."
+tree=build/linux
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "1..2"
+
+cat >"$tmp/dump.c" <<'C'
+#include <stdio.h>
+#include <stddef.h>
+#include HEADER
+#define F(s, f) printf(#s "." #f " %zu %zu\n", offsetof(struct s, f), sizeof(((struct s *)0)->f))
+#define V(x) printf(#x " %llu\n", (unsigned long long)(x))
+int main(void)
+{
+	V(sizeof(struct btrfs_ioctl_heat_info));
+	F(btrfs_ioctl_heat_info, flags); F(btrfs_ioctl_heat_info, out_flags);
+	F(btrfs_ioctl_heat_info, num_reads); F(btrfs_ioctl_heat_info, num_writes);
+	F(btrfs_ioctl_heat_info, last_read_time); F(btrfs_ioctl_heat_info, last_write_time);
+	F(btrfs_ioctl_heat_info, avg_delta_reads); F(btrfs_ioctl_heat_info, avg_delta_writes);
+	F(btrfs_ioctl_heat_info, temp); F(btrfs_ioctl_heat_info, reserved32);
+	F(btrfs_ioctl_heat_info, reserved);
+	V(sizeof(struct btrfs_ioctl_heat_opts));
+	F(btrfs_ioctl_heat_opts, flags); F(btrfs_ioctl_heat_opts, opts);
+	F(btrfs_ioctl_heat_opts, reserved32); F(btrfs_ioctl_heat_opts, reserved);
+	V(BTRFS_IOC_GET_HEAT_INFO); V(BTRFS_IOC_GET_HEAT_OPTS); V(BTRFS_IOC_SET_HEAT_OPTS);
+	V(BTRFS_HEAT_OPTS_NONE); V(BTRFS_HEAT_OPTS_TRACK); V(BTRFS_HEAT_OPTS_MOVE);
+	V(BTRFS_HEAT_INFO_LIVE); V(BTRFS_HEAT_INFO_TRACKED);
+	return 0;
+}
+C
+# The kernel's header, reached as <linux/btrfs.h> before the system's.
+mkdir -p "$tmp/inc/linux"
+cp "$tree/include/uapi/linux/btrfs.h" "$tree/include/uapi/linux/btrfs_tree.h" "$tmp/inc/linux/"
+ok=1
+gcc -Ulinux -D__user= -I"$tmp/inc" -DHEADER='<linux/btrfs.h>' -o "$tmp/kernel" "$tmp/dump.c" 2>"$tmp/err" || ok=0
+gcc -Iuserspace -DHEADER='"heat-ioctl.h"' -o "$tmp/ours" "$tmp/dump.c" 2>>"$tmp/err" || ok=0
+if [ $ok = 1 ]; then
+	echo "ok 1 - both headers compile"
+else
+	echo "not ok 1 - both headers compile"
+	sed 's/^/# /' "$tmp/err" | head -20
+fi
+if [ $ok = 1 ] && diff <("$tmp/kernel") <("$tmp/ours") >"$tmp/diff"; then
+	echo "ok 2 - ioctl numbers, sizes, offsets and values match ($("$tmp/kernel" | wc -l) checked)"
+else
+	echo "not ok 2 - ioctl numbers, sizes, offsets and values match"
+	sed 's/^/# /' "$tmp/diff" 2>/dev/null | head -20
+fi

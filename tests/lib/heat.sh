@@ -1,0 +1,68 @@
+# Helpers for the hot data tests (busybox sh). Needs tap.sh.
+
+MNT=/mnt/t
+
+# fresh_fs [MOUNT_OPTIONS]: a new two-device btrfs mounted on $MNT.
+fresh_fs() {
+	umount "$MNT" 2>/dev/null
+	mkfs.btrfs -q -f -K -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" || bail "mkfs failed"
+	mkdir -p "$MNT"
+	if [ -n "$1" ]; then
+		mount -o "$1" "$SLOW_DEV" "$MNT" || bail "mount -o $1 failed"
+	else
+		mount "$SLOW_DEV" "$MNT" || bail "mount failed"
+	fi
+}
+
+fs_uuid() {
+	btrfs filesystem show "$MNT" | sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p'
+}
+
+hot_sysfs() { echo "/sys/fs/btrfs/$(fs_uuid)/hot"; }
+hot_debugfs() { echo "/sys/kernel/debug/btrfs/$(fs_uuid)"; }
+
+drop_caches() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
+# info FILE FIELD: one field of 'heatctl get-info --json --live'.
+info() {
+	heatctl get-info --json --live "$1" | jq -r ".[0].$2"
+}
+
+# indexed FILE: the temperature as indexed (heat index bucket).
+indexed() {
+	heatctl get-info --json "$1" | jq -r '.[0].temperature'
+}
+
+ino_of() { stat -c %i "$1"; }
+
+# subvol_id PATH: the subvolume id of the subvolume PATH is in.
+subvol_id() {
+	btrfs inspect-internal rootid "$1"
+}
+
+# dbg_inode FILE COLUMN: a column of FILE's line in inode_data (1 root,
+# 2 inode, 3 reads, 4 writes, ..., 9 temp, 10 bucket).
+dbg_inode() {
+	awk -v r="$(subvol_id "$1")" -v i="$(ino_of "$1")" -v c="$2" \
+		'$1 == r && $2 == i { print $c }' "$(hot_debugfs)/inode_data"
+}
+
+# dbg_range FILE START COLUMN: a column of a range line in range_data
+# (1 root, 2 inode, 3 start, 4 len, 5 reads, 6 writes, ..., 11 temp).
+dbg_range() {
+	awk -v r="$(subvol_id "$1")" -v i="$(ino_of "$1")" -v s="$2" -v c="$3" \
+		'$1 == r && $2 == i && $3 == s { print $c }' "$(hot_debugfs)/range_data"
+}
+
+# direct_reads FILE N: N direct 4 KiB reads, each one access.
+direct_reads() {
+	dd if="$1" of=/dev/null bs=4k count="$2" iflag=direct 2>/dev/null
+}
+
+# as_user CMD...: run a command as the unprivileged user "tester".
+as_user() {
+	su -s /bin/sh tester -c "$*"
+}

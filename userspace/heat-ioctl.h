@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * heatctl's copy of the hot data ioctl ABI of include/uapi/linux/btrfs.h
+ * (patches/ of this repository). tests/host/abi.sh checks that numbers,
+ * sizes and field offsets match the kernel's header, so the two cannot
+ * drift. Kept here so that heatctl builds against any installed headers.
+ */
+#ifndef HEATCTL_HEAT_IOCTL_H
+#define HEATCTL_HEAT_IOCTL_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#ifndef BTRFS_IOCTL_MAGIC
+#define BTRFS_IOCTL_MAGIC 0x94
+#endif
+
+/*
+ * Hot data tracking (mount option hotdatatrack) and migration between device
+ * tiers (hotdatamove).
+ *
+ * Per-inode options, stored as the btrfs.hot property and inherited by new
+ * files in a directory that has them. Without the property an inode is
+ * BTRFS_HEAT_OPTS_MOVE.
+ */
+#define BTRFS_HEAT_OPTS_NONE	0	/* neither track nor move */
+#define BTRFS_HEAT_OPTS_TRACK	1	/* track heat, never move the data */
+#define BTRFS_HEAT_OPTS_MOVE	2	/* track heat and move the data */
+
+/*
+ * btrfs_ioctl_heat_info::flags, in. LIVE computes the temperature now
+ * instead of reporting the heat index bucket the inode is in.
+ */
+#define BTRFS_HEAT_INFO_LIVE	(1ULL << 0)
+#define BTRFS_HEAT_INFO_FLAGS	(BTRFS_HEAT_INFO_LIVE)
+/* btrfs_ioctl_heat_info::out_flags */
+#define BTRFS_HEAT_INFO_TRACKED	(1ULL << 0)	/* the inode has heat data */
+
+/* BTRFS_IOC_GET_HEAT_INFO: heat of the inode the fd refers to */
+struct btrfs_ioctl_heat_info {
+	__u64 flags;			/* in: BTRFS_HEAT_INFO_* */
+	__u64 out_flags;		/* out: BTRFS_HEAT_INFO_TRACKED */
+	__u64 num_reads;		/* out: reads since mount */
+	__u64 num_writes;		/* out: writes since mount */
+	__u64 last_read_time;		/* out: ns since the epoch, 0: never */
+	__u64 last_write_time;		/* out: ns since the epoch, 0: never */
+	__u64 avg_delta_reads;		/* out: ns between reads, averaged */
+	__u64 avg_delta_writes;		/* out: ns between writes, averaged */
+	__u32 temp;			/* out: 0 (cold) to 255 (hot) */
+	__u32 reserved32;		/* in: zero */
+	__u64 reserved[6];		/* in: zero */
+};
+
+/* BTRFS_IOC_GET_HEAT_OPTS and BTRFS_IOC_SET_HEAT_OPTS */
+struct btrfs_ioctl_heat_opts {
+	__u64 flags;			/* in: zero */
+	__u32 opts;			/* BTRFS_HEAT_OPTS_* */
+	__u32 reserved32;		/* in: zero */
+	__u64 reserved[2];		/* in: zero */
+};
+
+/* 47, 48 and 51 are free in the 0x94 space; 49 and 50 are FS_IOC_*FSLABEL. */
+#define BTRFS_IOC_GET_HEAT_INFO _IOWR(BTRFS_IOCTL_MAGIC, 47, \
+				      struct btrfs_ioctl_heat_info)
+#define BTRFS_IOC_GET_HEAT_OPTS _IOWR(BTRFS_IOCTL_MAGIC, 48, \
+				      struct btrfs_ioctl_heat_opts)
+#define BTRFS_IOC_SET_HEAT_OPTS _IOW(BTRFS_IOCTL_MAGIC, 51, \
+				     struct btrfs_ioctl_heat_opts)
+
+#endif
