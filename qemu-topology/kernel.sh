@@ -146,6 +146,8 @@ cmd_build() {
 	cc=gcc
 	command -v ccache >/dev/null && cc="ccache gcc"
 	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+	# Hits across clones of the project in other folders (CI).
+	export CCACHE_BASEDIR=$top
 	# Fixed build identity keeps ccache hits across rebuilds.
 	export KBUILD_BUILD_USER=heat KBUILD_BUILD_HOST=guest
 	export KBUILD_BUILD_TIMESTAMP="$(git -C "$tree" log -1 --format=%ci)"

@@ -74,7 +74,7 @@ mkdir -p "$out"
 cp "$top/build/out-debug/.config" "$out/.config"
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
-export CCACHE_BASEDIR=$top/build
+export CCACHE_BASEDIR=$top
 kmake=(make -s -C "$wt" O="$out" ARCH=x86_64 CC="$cc" HOSTCC="$cc" -j"$(($(nproc) + 1))")
 "${kmake[@]}" olddefconfig >/dev/null 2>&1
 "${kmake[@]}" prepare >/dev/null 2>&1
