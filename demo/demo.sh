@@ -22,17 +22,20 @@ mkfs.btrfs -q -f -K -d single -m raid1 "$SLOW_DEV" "$FAST_DEV"
 mkdir -p /mnt/heat
 if mount -o hotdatamove "$SLOW_DEV" /mnt/heat 2>/dev/null; then
 	echo "  mounted with -o hotdatamove"
-	moving=1
 else
 	mount "$SLOW_DEV" /mnt/heat
-	echo "  this kernel does not know -o hotdatamove yet: mounted without it"
-	moving=0
+	echo "  this kernel does not know -o hotdatamove: mounted without it"
 fi
+uuid=$(btrfs filesystem show /mnt/heat | sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p')
+# The mover (migrate/) adds its knobs next to the tracking ones.
+moving=0
+[ -e /sys/fs/btrfs/$uuid/hot/mover_interval ] && moving=1
 btrfs filesystem show /mnt/heat | sed 's/^/  /'
 
 step "A data set: 32 files of 4 MiB; the first 4 are the hot set"
 make_files /mnt/heat/data 32 4096K
 sync
+echo 3 >/proc/sys/vm/drop_caches
 
 hot_read() {
 	fio --name=hot --directory=/mnt/heat/data --filename=f0:f1:f2:f3 \
@@ -51,9 +54,17 @@ hot_read() {
 step "Hot-set read latency, where the data was first written"
 hot_read
 
+step "What the filesystem learnt (heatctl get-info --live)"
+for f in f0 f1 f2 f3 f4 f5; do
+	heatctl get-info --json --live /mnt/heat/data/$f | jq -r \
+		'.[0] | "  \(.path): \(.reads) reads, \(.writes) writes, temperature \(.temperature)/255"'
+done
+echo "  (f0-f3 are the hot set; f4 and f5 were only written)"
+
 if [ "$moving" = 0 ]; then
 	step "Migration"
-	echo "  the mover is not in this kernel yet (see ROADMAP.md): nothing moves"
+	echo "  the mover (migrate/) is not in this kernel yet, see ROADMAP.md:"
+	echo "  the hot set stays where it was written"
 fi
 umount /mnt/heat
 echo
