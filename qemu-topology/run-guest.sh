@@ -103,6 +103,10 @@ fi
 : >"$console"
 : >"$output"
 cmdline="console=ttyS0 panic=-1 oops=panic loglevel=7 printk.devkmsg=on $extra"
+# Under TCG on a loaded host a vCPU can be starved for tens of seconds:
+# give the soft lockup and RCU stall detectors room (2 minutes) instead of
+# reporting the host's load as a kernel bug.
+[ "$accel" = tcg ] && cmdline+=" watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
 # Only the first boot of a test run needs the KUnit suites (see tests/run).
 [[ "$extra" == *kunit.* ]] || cmdline+=" kunit.filter_glob=heat-no-kunit-run"
 

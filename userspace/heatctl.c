@@ -45,6 +45,8 @@ static const char * const heatctl_usage[] = {
 	"                  show per-file options",
 	"  get-info [--live] <path>...",
 	"                  show access counts, times and temperature",
+	"  top [-n N] [--ranges] <mountpoint>",
+	"                  show the hottest files or ranges (root)",
 	"",
 	"Every command takes --help. Data commands take --json.",
 	"Exit status: 0 success, 1 some path failed, 2 usage error.",
@@ -99,7 +101,7 @@ void usage_print(FILE *f, const char * const *usage)
 		fprintf(f, "%s%s\n", usage[i][0] ? "    " : "", usage[i]);
 }
 
-static int usage_error(const char * const *usage, const char *fmt, ...)
+int usage_error(const char * const *usage, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -112,7 +114,7 @@ static int usage_error(const char * const *usage, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-static void error_path(const char *path, const char *fmt, ...)
+void error_path(const char *path, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -419,6 +421,7 @@ static const struct command commands[] = {
 	{ "set-opts", cmd_set_opts },
 	{ "get-opts", cmd_get_opts },
 	{ "get-info", cmd_get_info },
+	{ "top", cmd_top },
 	{ NULL, NULL }
 };
 

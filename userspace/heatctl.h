@@ -18,6 +18,17 @@ void format_time_ns(char *buf, size_t len, uint64_t ns);
 void format_interval_ns(char *buf, size_t len, uint64_t ns);
 /* A JSON string literal, quoted and escaped. */
 void json_print_string(FILE *f, const char *s);
+/* The 36-character form of a 16-byte UUID; @buf holds 37 bytes. */
+void format_uuid(char *buf, const unsigned char *uuid);
+
+/* heatctl.c */
 void usage_print(FILE *f, const char * const *usage);
+int usage_error(const char * const *usage, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void error_path(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* top.c */
+int cmd_top(int argc, char **argv);
 
 #endif

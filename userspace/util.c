@@ -66,6 +66,18 @@ void format_interval_ns(char *buf, size_t len, uint64_t ns)
 	snprintf(buf, len, "%lluns", (unsigned long long)ns);
 }
 
+void format_uuid(char *buf, const unsigned char *uuid)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 16; i++) {
+		n += sprintf(buf + n, "%02x", uuid[i]);
+		if (i == 3 || i == 5 || i == 7 || i == 9)
+			buf[n++] = '-';
+	}
+	buf[n] = '\0';
+}
+
 void json_print_string(FILE *f, const char *s)
 {
 	fputc('"', f);

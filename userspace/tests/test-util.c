@@ -58,6 +58,14 @@ int main(void)
 	format_time_ns(buf, sizeof(buf), 1764754200ULL * 1000000000ULL);
 	ok(str_is(buf, "2025-12-03 09:30:00"), "time in UTC");
 
+	{
+		const unsigned char u[16] = { 0xe7, 0x7a, 0x47, 0xb4, 0xbf, 0xe6,
+			0x46, 0xbc, 0x83, 0xda, 0x22, 0xb6, 0x94, 0x6d, 0xd5, 0x64 };
+
+		format_uuid(buf, u);
+		ok(str_is(buf, "e77a47b4-bfe6-46bc-83da-22b6946dd564"), "UUID format");
+	}
+
 	f = open_memstream(&mem, &len);
 	json_print_string(f, "a\"b\\c\nd");
 	fclose(f);

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * heatctl top: the hottest files or ranges of a filesystem, read from the
+ * kernel's debugfs dump (/sys/kernel/debug/btrfs/<fsid>/), which needs
+ * root. Inode numbers become paths with BTRFS_IOC_INO_PATHS for the
+ * subvolume mounted at the given mount point; items of other subvolumes
+ * are shown as "<subvol ID>/inode INO".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/btrfs.h>
+#include <linux/btrfs_tree.h>
+
+#include "heatctl.h"
+
+#ifndef BTRFS_SUPER_MAGIC
+#define BTRFS_SUPER_MAGIC 0x9123683E
+#endif
+#define DEBUGFS "/sys/kernel/debug/btrfs"
+
+const char * const cmd_top_usage[] = {
+	"heatctl top [options] <mountpoint>",
+	"Show the hottest files, or ranges, of a filesystem.",
+	"",
+	"Reads the kernel's heat dump in debugfs: needs root, debugfs mounted",
+	"on /sys/kernel/debug and the filesystem mounted with -o hotdatatrack.",
+	"",
+	"-n, --count N     show N entries (default 10)",
+	"-r, --ranges      show ranges instead of files",
+	"-j, --json        print JSON (see heatctl(8))",
+	"-h, --help        show this help",
+	NULL
+};
+
+struct heat_entry {
+	unsigned long long root, ino, start, len, reads, writes;
+	int temp;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct heat_entry *x = a, *y = b;
+
+	if (x->temp != y->temp)
+		return y->temp - x->temp;
+	if (x->reads + x->writes != y->reads + y->writes)
+		return y->reads + y->writes > x->reads + x->writes ? 1 : -1;
+	return 0;
+}
+
+/* The path of inode @ino of the subvolume of @fd, or NULL. */
+static char *ino_path(int fd, unsigned long long ino)
+{
+	char buf[4096];
+	struct btrfs_data_container *c = (struct btrfs_data_container *)buf;
+	struct btrfs_ioctl_ino_path_args args;
+
+	memset(&args, 0, sizeof(args));
+	args.inum = ino;
+	args.size = sizeof(buf);
+	args.fspath = (unsigned long)buf;
+	if (ioctl(fd, BTRFS_IOC_INO_PATHS, &args) < 0 || c->elem_cnt < 1)
+		return NULL;
+	return strdup((char *)c->val + c->val[0]);
+}
+
+static int read_dump(const char *file, bool ranges, struct heat_entry **out,
+		     size_t *nr)
+{
+	struct heat_entry *v = NULL, e;
+	size_t n = 0, cap = 0;
+	char line[512];
+	FILE *f;
+	int got;
+
+	f = fopen(file, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		memset(&e, 0, sizeof(e));
+		if (ranges)
+			got = sscanf(line, "%llu %llu %llu %llu %llu %llu %*u %*u %*u %*u %d",
+				     &e.root, &e.ino, &e.start, &e.len,
+				     &e.reads, &e.writes, &e.temp);
+		else
+			got = sscanf(line, "%llu %llu %llu %llu %*u %*u %*u %*u %d",
+				     &e.root, &e.ino, &e.reads, &e.writes,
+				     &e.temp);
+		if (got != (ranges ? 7 : 5))
+			continue;
+		if (n == cap) {
+			struct heat_entry *nv;
+
+			cap = cap ? cap * 2 : 1024;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				fclose(f);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = e;
+	}
+	fclose(f);
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "ranges", no_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct btrfs_ioctl_ino_lookup_args lookup;
+	struct btrfs_ioctl_fs_info_args fsinfo;
+	struct heat_entry *v = NULL;
+	bool ranges = false, json = false;
+	char uuid[40], file[256], *end;
+	const char *mnt;
+	struct statfs sfs;
+	size_t nr = 0, i;
+	long count = 10;
+	int c, fd, ret;
+
+	while ((c = getopt_long(argc, argv, "+n:rjh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			count = strtol(optarg, &end, 10);
+			if (*end || count < 1)
+				return usage_error(cmd_top_usage, "invalid count '%s'", optarg);
+			break;
+		case 'r':
+			ranges = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			usage_print(stdout, cmd_top_usage);
+			return 0;
+		default:
+			return usage_error(cmd_top_usage, "unknown option");
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error(cmd_top_usage, "one mount point expected");
+	mnt = argv[optind];
+
+	fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		error_path(mnt, "%s", strerror(errno));
+		return 1;
+	}
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != BTRFS_SUPER_MAGIC) {
+		error_path(mnt, "not on a btrfs filesystem");
+		close(fd);
+		return 1;
+	}
+	memset(&fsinfo, 0, sizeof(fsinfo));
+	memset(&lookup, 0, sizeof(lookup));
+	lookup.objectid = BTRFS_FIRST_FREE_OBJECTID;
+	if (ioctl(fd, BTRFS_IOC_FS_INFO, &fsinfo) < 0 ||
+	    ioctl(fd, BTRFS_IOC_INO_LOOKUP, &lookup) < 0) {
+		error_path(mnt, "cannot query the filesystem: %s", strerror(errno));
+		close(fd);
+		return 1;
+	}
+	format_uuid(uuid, fsinfo.fsid);
+	snprintf(file, sizeof(file), "%s/%s/%s", DEBUGFS, uuid,
+		 ranges ? "range_data" : "inode_data");
+	ret = read_dump(file, ranges, &v, &nr);
+	if (ret == -ENOENT) {
+		error_path(mnt, "no heat data: not mounted with -o hotdatatrack, or debugfs is not mounted on /sys/kernel/debug");
+		close(fd);
+		return 1;
+	} else if (ret < 0) {
+		error_path(file, "%s", strerror(-ret));
+		close(fd);
+		return 1;
+	}
+	qsort(v, nr, sizeof(*v), cmp_entry);
+
+	if (json)
+		printf("[");
+	else if (ranges)
+		printf("%4s %8s %8s %12s %8s  %s\n", "TEMP", "READS", "WRITES",
+		       "OFFSET", "LENGTH", "FILE");
+	else
+		printf("%4s %8s %8s  %s\n", "TEMP", "READS", "WRITES", "FILE");
+	for (i = 0; i < nr && i < (size_t)count; i++) {
+		char *rel = v[i].root == lookup.treeid ? ino_path(fd, v[i].ino) : NULL;
+		char *path = NULL;
+
+		if (rel) {
+			if (asprintf(&path, "%s/%s", strcmp(mnt, "/") ? mnt : "", rel) < 0)
+				path = NULL;
+		} else if (asprintf(&path, "<subvol %llu>/inode %llu", v[i].root,
+				    v[i].ino) < 0) {
+			path = NULL;
+		}
+		if (json) {
+			printf("%s\n  {\"root\": %llu, \"inode\": %llu, \"path\": ",
+			       i ? "," : "", v[i].root, v[i].ino);
+			if (rel)
+				json_print_string(stdout, path ? path : "");
+			else
+				printf("null");
+			if (ranges)
+				printf(", \"offset\": %llu, \"length\": %llu",
+				       v[i].start, v[i].len);
+			printf(", \"temperature\": %d, \"reads\": %llu, \"writes\": %llu}",
+			       v[i].temp, v[i].reads, v[i].writes);
+		} else if (ranges) {
+			printf("%4d %8llu %8llu %12llu %8llu  %s\n", v[i].temp,
+			       v[i].reads, v[i].writes, v[i].start, v[i].len,
+			       path ? path : "?");
+		} else {
+			printf("%4d %8llu %8llu  %s\n", v[i].temp, v[i].reads,
+			       v[i].writes, path ? path : "?");
+		}
+		free(rel);
+		free(path);
+	}
+	if (json)
+		printf("%s]\n", i ? "\n" : "");
+	free(v);
+	close(fd);
+	return 0;
+}
