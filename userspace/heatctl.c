@@ -47,6 +47,8 @@ static const char * const heatctl_usage[] = {
 	"                  show access counts, times and temperature",
 	"  top [-n N] [--ranges] <mountpoint>",
 	"                  show the hottest files or ranges (root)",
+	"  where <path>...",
+	"                  show how much of a file is on fast and slow devices (root)",
 	"",
 	"Every command takes --help. Data commands take --json.",
 	"Exit status: 0 success, 1 some path failed, 2 usage error.",
@@ -422,6 +424,7 @@ static const struct command commands[] = {
 	{ "get-opts", cmd_get_opts },
 	{ "get-info", cmd_get_info },
 	{ "top", cmd_top },
+	{ "where", cmd_where },
 	{ NULL, NULL }
 };
 

@@ -5,7 +5,7 @@
 . /test/lib/guest.sh
 . /test/lib/heat.sh
 
-for c in set-opts get-opts get-info top; do
+for c in set-opts get-opts get-info top where; do
 	check "heatctl $c --help prints its usage" \
 		sh -c "heatctl $c --help | grep -q '^usage: heatctl $c'"
 done
@@ -63,5 +63,52 @@ is "get-opts -r lists the directory and its files" \
 check "get-opts prints value and path" \
 	sh -c "heatctl get-opts $MNT/d/f0 | grep -q '^track  *$MNT/d/f0\$'"
 check "the man page is installed" test -s /usr/share/man/man8/heatctl.8
+umount $MNT
+
+# ---- where: checked against filefrag and btrfs-map-logical ----
+# A filesystem born on the NVMe disk with the SATA disk added later: the
+# first file lands on NVMe, later ones where the allocator puts them.
+mkfs.btrfs -q -f -K -d single -m single "$FAST_DEV" || bail "mkfs failed"
+mount "$FAST_DEV" $MNT || bail "mount failed"
+make_files $MNT/a 1 4096K
+sync
+btrfs device add -K -f "$SLOW_DEV" $MNT >/dev/null || bail "device add failed"
+make_files $MNT/b 1 256M
+make_files $MNT/c 1 4096K
+sync
+
+# The device of a file's first extent, by tools we did not write.
+first_dev() {
+	logical=$(($(filefrag -v "$1" | awk '$1 == "0:" { sub(/\.\..*/, "", $4); print $4 }') * 4096))
+	btrfs-map-logical -l "$logical" "$FAST_DEV" | sed -n 's/.* device \([^ ]*\).*/\1/p' | head -1
+}
+where_json() { heatctl where --json "$1" | jq -r ".[0].$2"; }
+
+is "btrfs-map-logical puts the first file on NVMe" "$(first_dev $MNT/a/f0)" "$FAST_DEV"
+is "where: all 4 MiB of it are on the fast tier" "$(where_json $MNT/a/f0 fast_bytes)" 4194304
+is "where: none of it is on the slow tier" "$(where_json $MNT/a/f0 slow_bytes)" 0
+seen_slow=0
+for f in $MNT/b/f0 $MNT/c/f0; do
+	size=$(stat -c %s $f)
+	fb=$(where_json $f fast_bytes)
+	sb=$(where_json $f slow_bytes)
+	dev=$(first_dev $f)
+	diag "$f: $fb bytes fast, $sb bytes slow; first extent on $dev"
+	is "where: the tiers of $f add up to its size" $((fb + sb)) "$size"
+	if [ "$dev" = "$SLOW_DEV" ]; then
+		seen_slow=1
+		check "where agrees with btrfs-map-logical: $f starts on the slow tier" test "$sb" -gt 0
+	else
+		check "where agrees with btrfs-map-logical: $f starts on the fast tier" test "$fb" -gt 0
+	fi
+	[ "$fb" = 0 ] && [ "$dev" != "$SLOW_DEV" ] && not_ok "where says none of $f is fast, map-logical disagrees"
+	[ "$sb" = 0 ] && [ "$dev" = "$SLOW_DEV" ] && not_ok "where says none of $f is slow, map-logical disagrees"
+done
+is "data landed on the slow tier too, so both tiers were checked" $seen_slow 1
+check "where prints tiers with percentages" \
+	sh -c "heatctl where $MNT/a/f0 | grep -q 'fast .* 4194304 bytes  100.0%'"
+out=$(as_user heatctl where $MNT/a/f0 2>&1); rc=$?
+check "where as an unprivileged user fails (1) and says it needs root" \
+	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'needs root'"
 umount $MNT
 done_testing

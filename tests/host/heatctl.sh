@@ -18,7 +18,7 @@ else
 	echo "not ok 2 - unit tests of parsing and formatting"
 fi
 out=$(cppcheck --quiet --error-exitcode=1 --enable=warning,style,portability \
-	--inline-suppr --suppress=missingIncludeSystem -I. heatctl.c util.c tests/test-util.c 2>&1); rc=$?
+	--inline-suppr --suppress=missingIncludeSystem -I. ./*.c tests/*.c 2>&1); rc=$?
 if [ $rc = 0 ] && [ -z "$out" ]; then
 	echo "ok 3 - cppcheck is silent"
 else

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * heatctl where: how many bytes of a file lie on fast and on slow devices.
+ *
+ * Independent of heat tracking: FIEMAP gives the file's extents as btrfs
+ * logical addresses, the chunk tree (BTRFS_IOC_TREE_SEARCH, root only)
+ * maps them to device stripes, and a device is fast when the block layer
+ * says it is not rotational (/sys/class/block/<dev>/queue/rotational).
+ * A chunk with several stripes (DUP, RAID1) counts once, on the tier of
+ * its first stripe's device; "mixed" when its stripes disagree.
+ */
+#define _GNU_SOURCE
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/btrfs.h>
+#include <linux/btrfs_tree.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+
+#include "heatctl.h"
+
+#ifndef BTRFS_SUPER_MAGIC
+#define BTRFS_SUPER_MAGIC 0x9123683E
+#endif
+
+const char * const cmd_where_usage[] = {
+	"heatctl where [options] <path>...",
+	"Show how many bytes of each file lie on fast and on slow devices.",
+	"",
+	"Uses FIEMAP and the chunk tree, not heat tracking: needs root. A device",
+	"is fast when the kernel reports it non-rotational. Inline, delalloc and",
+	"hole bytes are on no device.",
+	"",
+	"-j, --json        print JSON (see heatctl(8))",
+	"-h, --help        show this help",
+	NULL
+};
+
+enum tier { TIER_SLOW, TIER_FAST, TIER_MIXED, TIER_NONE, NR_TIERS };
+static const char * const tier_names[NR_TIERS] = {
+	"slow", "fast", "mixed", "none"
+};
+
+struct chunk {
+	uint64_t start, len;
+	enum tier tier;
+};
+
+struct fs_map {
+	struct chunk *chunks;
+	size_t nr;
+};
+
+/* Is the device with this devid non-rotational? -1 if unknown. */
+static int dev_fast(int fd, uint64_t devid)
+{
+	struct btrfs_ioctl_dev_info_args di;
+	char path[PATH_MAX], sys[PATH_MAX + 64];
+	struct stat st;
+	FILE *f;
+	int rot = -1;
+
+	memset(&di, 0, sizeof(di));
+	di.devid = devid;
+	if (ioctl(fd, BTRFS_IOC_DEV_INFO, &di) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s", (char *)di.path);
+	if (stat(path, &st) < 0)
+		return -1;
+	/* /sys/dev/block/MAJ:MIN/ is the device or partition; try both. */
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/queue/rotational",
+		 major(st.st_rdev), minor(st.st_rdev));
+	f = fopen(sys, "r");
+	if (!f) {
+		snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/../queue/rotational",
+			 major(st.st_rdev), minor(st.st_rdev));
+		f = fopen(sys, "r");
+	}
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &rot) != 1)
+		rot = -1;
+	fclose(f);
+	return rot < 0 ? -1 : !rot;
+}
+
+static int load_chunks(int fd, struct fs_map *map)
+{
+	size_t bufsz = 64 * 1024;
+	struct btrfs_ioctl_search_args_v2 *args;
+	struct btrfs_ioctl_search_header *sh;
+	uint64_t min_offset = 0;
+	int devfast[256];
+	size_t off, i;
+	int ret = 0;
+
+	for (i = 0; i < 256; i++)
+		devfast[i] = -2;
+	args = calloc(1, sizeof(*args) + bufsz);
+	if (!args)
+		return -ENOMEM;
+	for (;;) {
+		memset(&args->key, 0, sizeof(args->key));
+		args->key.tree_id = BTRFS_CHUNK_TREE_OBJECTID;
+		args->key.min_objectid = BTRFS_FIRST_CHUNK_TREE_OBJECTID;
+		args->key.max_objectid = BTRFS_FIRST_CHUNK_TREE_OBJECTID;
+		args->key.min_type = BTRFS_CHUNK_ITEM_KEY;
+		args->key.max_type = BTRFS_CHUNK_ITEM_KEY;
+		args->key.min_offset = min_offset;
+		args->key.max_offset = UINT64_MAX;
+		args->key.max_transid = UINT64_MAX;
+		args->key.nr_items = 4096;
+		args->buf_size = bufsz;
+		if (ioctl(fd, BTRFS_IOC_TREE_SEARCH_V2, args) < 0) {
+			ret = -errno;
+			break;
+		}
+		if (args->key.nr_items == 0)
+			break;
+		for (off = 0, i = 0; i < args->key.nr_items; i++) {
+			struct btrfs_chunk *c;
+			struct chunk *nc;
+			int s, nstripes, t = -2;
+
+			sh = (struct btrfs_ioctl_search_header *)(args->buf + off);
+			c = (struct btrfs_chunk *)(sh + 1);
+			off += sizeof(*sh) + sh->len;
+			min_offset = sh->offset + 1;
+			if (!(le64toh(c->type) & BTRFS_BLOCK_GROUP_DATA))
+				continue;
+			nstripes = le16toh(c->num_stripes);
+			for (s = 0; s < nstripes; s++) {
+				uint64_t devid = le64toh((&c->stripe)[s].devid);
+				int f;
+
+				if (devid < 256 && devfast[devid] != -2) {
+					f = devfast[devid];
+				} else {
+					f = dev_fast(fd, devid);
+					if (devid < 256)
+						devfast[devid] = f;
+				}
+				if (t == -2)
+					t = f;
+				else if (t != f)
+					t = 2;
+			}
+			nc = realloc(map->chunks, (map->nr + 1) * sizeof(*nc));
+			if (!nc) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			map->chunks = nc;
+			nc[map->nr].start = sh->offset;
+			nc[map->nr].len = le64toh(c->length);
+			nc[map->nr].tier = t == 1 ? TIER_FAST : t == 0 ? TIER_SLOW :
+					   t == 2 ? TIER_MIXED : TIER_NONE;
+			map->nr++;
+		}
+		if (min_offset == 0)
+			break;
+	}
+out:
+	free(args);
+	return ret;
+}
+
+static enum tier tier_of(const struct fs_map *map, uint64_t logical)
+{
+	size_t i;
+
+	for (i = 0; i < map->nr; i++)
+		if (logical >= map->chunks[i].start &&
+		    logical < map->chunks[i].start + map->chunks[i].len)
+			return map->chunks[i].tier;
+	return TIER_NONE;
+}
+
+/* Add up the bytes of @fd's extents per tier. */
+static int file_tiers(int fd, const struct fs_map *map, uint64_t *bytes)
+{
+	const unsigned int n = 256;
+	struct fiemap *fm;
+	uint64_t start = 0;
+	bool last = false;
+	unsigned int i;
+
+	fm = calloc(1, sizeof(*fm) + n * sizeof(struct fiemap_extent));
+	if (!fm)
+		return -ENOMEM;
+	while (!last) {
+		memset(fm, 0, sizeof(*fm));
+		fm->fm_start = start;
+		fm->fm_length = FIEMAP_MAX_OFFSET - start;
+		fm->fm_flags = FIEMAP_FLAG_SYNC;
+		fm->fm_extent_count = n;
+		if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0) {
+			int err = -errno;
+
+			free(fm);
+			return err;
+		}
+		if (fm->fm_mapped_extents == 0)
+			break;
+		for (i = 0; i < fm->fm_mapped_extents; i++) {
+			struct fiemap_extent *e = &fm->fm_extents[i];
+			enum tier t = TIER_NONE;
+
+			if (!(e->fe_flags & (FIEMAP_EXTENT_DATA_INLINE |
+					     FIEMAP_EXTENT_DELALLOC |
+					     FIEMAP_EXTENT_UNKNOWN)))
+				t = tier_of(map, e->fe_physical);
+			bytes[t] += e->fe_length;
+			start = e->fe_logical + e->fe_length;
+			if (e->fe_flags & FIEMAP_EXTENT_LAST)
+				last = true;
+		}
+	}
+	free(fm);
+	return 0;
+}
+
+int cmd_where(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	bool json = false;
+	int c, i, ret = 0, nr_out = 0;
+
+	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			usage_print(stdout, cmd_where_usage);
+			return 0;
+		default:
+			return usage_error(cmd_where_usage, "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return usage_error(cmd_where_usage, "missing path");
+
+	if (json)
+		printf("[");
+	for (i = optind; i < argc; i++) {
+		uint64_t bytes[NR_TIERS] = { 0 };
+		struct fs_map map = { NULL, 0 };
+		struct statfs sfs;
+		uint64_t total;
+		int fd, err, t;
+
+		fd = open(argv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			error_path(argv[i], "%s", strerror(errno));
+			ret = 1;
+			continue;
+		}
+		if (fstatfs(fd, &sfs) < 0 || sfs.f_type != BTRFS_SUPER_MAGIC) {
+			error_path(argv[i], "not on a btrfs filesystem");
+			close(fd);
+			ret = 1;
+			continue;
+		}
+		err = load_chunks(fd, &map);
+		if (!err)
+			err = file_tiers(fd, &map, bytes);
+		free(map.chunks);
+		close(fd);
+		if (err) {
+			error_path(argv[i], "%s%s", strerror(-err),
+				   err == -EPERM ? " (the chunk tree needs root)" : "");
+			ret = 1;
+			continue;
+		}
+		total = bytes[TIER_SLOW] + bytes[TIER_FAST] + bytes[TIER_MIXED] +
+			bytes[TIER_NONE];
+		if (json) {
+			printf("%s\n  {\"path\": ", nr_out++ ? "," : "");
+			json_print_string(stdout, argv[i]);
+			for (t = 0; t < NR_TIERS; t++)
+				printf(", \"%s_bytes\": %llu", tier_names[t],
+				       (unsigned long long)bytes[t]);
+			printf("}");
+		} else {
+			printf("%s:\n", argv[i]);
+			for (t = 0; t < NR_TIERS; t++) {
+				if (!bytes[t] && t >= TIER_MIXED)
+					continue;
+				printf("\t%-6s %14llu bytes  %5.1f%%\n", tier_names[t],
+				       (unsigned long long)bytes[t],
+				       total ? 100.0 * (double)bytes[t] / (double)total : 0.0);
+			}
+		}
+	}
+	if (json)
+		printf("%s]\n", nr_out ? "\n" : "");
+	return ret;
+}
