@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/btrfs.h>
+
 #include "heat-ioctl.h"
 #include "heatctl.h"
 
@@ -49,6 +51,10 @@ static const char * const heatctl_usage[] = {
 	"                  show the hottest files or ranges (root)",
 	"  where <path>...",
 	"                  show how much of a file is on fast and slow devices (root)",
+	"  status <mountpoint>",
+	"                  show the mover's state and counters",
+	"  migrate <mountpoint>",
+	"                  run one mover pass now",
 	"",
 	"Every command takes --help. Data commands take --json.",
 	"Exit status: 0 success, 1 some path failed, 2 usage error.",
@@ -414,6 +420,73 @@ static int cmd_get_info(int argc, char **argv)
 	return ret;
 }
 
+static const char * const cmd_status_usage[] = {
+	"heatctl status <mountpoint>",
+	"Show the mover's state and counters (needs the migration series).",
+	"",
+	"-h, --help        show this help",
+	NULL
+};
+
+static const char * const cmd_migrate_usage[] = {
+	"heatctl migrate <mountpoint>",
+	"Run one mover pass now and report what it did (needs the migration series).",
+	"",
+	"-h, --help        show this help",
+	NULL
+};
+
+/*
+ * status and migrate talk to the mover of the migration series, whose
+ * knobs live in /sys/fs/btrfs/<uuid>/hot/ next to the tracking ones.
+ * Until a kernel has it they say so, naming what is missing.
+ */
+static int mover_command(int argc, char **argv, const char * const *usage)
+{
+	struct btrfs_ioctl_fs_info_args fsinfo;
+	char uuid[40], knob[128];
+	struct statfs sfs;
+	int fd;
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage_print(stdout, usage);
+		return 0;
+	}
+	if (argc != 2)
+		return usage_error(usage, "one mount point expected");
+	fd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		error_path(argv[1], "%s", strerror(errno));
+		return EXIT_PATH_FAILED;
+	}
+	memset(&fsinfo, 0, sizeof(fsinfo));
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != BTRFS_SUPER_MAGIC ||
+	    ioctl(fd, BTRFS_IOC_FS_INFO, &fsinfo) < 0) {
+		error_path(argv[1], "not on a btrfs filesystem");
+		close(fd);
+		return EXIT_PATH_FAILED;
+	}
+	close(fd);
+	format_uuid(uuid, fsinfo.fsid);
+	snprintf(knob, sizeof(knob), "/sys/fs/btrfs/%s/hot/mover_interval", uuid);
+	if (access(knob, F_OK) < 0) {
+		error_path(argv[1], "this kernel has no hot data mover (the migration series is not applied)");
+		return EXIT_PATH_FAILED;
+	}
+	error_path(argv[1], "this heatctl does not know the mover of this kernel yet");
+	return EXIT_PATH_FAILED;
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	return mover_command(argc, argv, cmd_status_usage);
+}
+
+static int cmd_migrate(int argc, char **argv)
+{
+	return mover_command(argc, argv, cmd_migrate_usage);
+}
+
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -425,6 +498,8 @@ static const struct command commands[] = {
 	{ "get-info", cmd_get_info },
 	{ "top", cmd_top },
 	{ "where", cmd_where },
+	{ "status", cmd_status },
+	{ "migrate", cmd_migrate },
 	{ NULL, NULL }
 };
 

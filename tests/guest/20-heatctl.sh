@@ -5,7 +5,7 @@
 . /test/lib/guest.sh
 . /test/lib/heat.sh
 
-for c in set-opts get-opts get-info top where; do
+for c in set-opts get-opts get-info top where status migrate; do
 	check "heatctl $c --help prints its usage" \
 		sh -c "heatctl $c --help | grep -q '^usage: heatctl $c'"
 done
@@ -44,6 +44,12 @@ is "a file of another subvolume is shown by subvolume and inode" \
 	"$(heatctl top --json $MNT | jq -r '.[0].path')" null
 out=$(as_user heatctl top $MNT 2>&1); rc=$?
 is "top as an unprivileged user fails with status 1" "$rc" 1
+
+for c in status migrate; do
+	out=$(heatctl $c $MNT 2>&1); rc=$?
+	check "heatctl $c says the kernel has no mover yet (status 1)" \
+		sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'no hot data mover'"
+done
 
 is "get-info --json reads agree with inode_data" \
 	"$(info $MNT/d/f2 reads)" "$(dbg_inode $MNT/d/f2 3)"
