@@ -25,3 +25,18 @@ qd1_read_lat_us() {
 		--time_based --runtime="${2:-5}" --minimal --terse-version=3 |
 		awk -F';' '{ print $40 }'
 }
+
+# qd1_read_p50_us DEV [SECONDS]: median completion latency in microseconds
+# of the same reads. Under TCG the mean of the fast device is pulled up by
+# rare stalls of the emulator; the median is what a user sees.
+qd1_read_p50_us() {
+	fio --name=qd1 --filename="$1" --readonly --direct=1 --rw=randread \
+		--bs=4k --iodepth=1 --ioengine=psync --size=1g \
+		--time_based --runtime="${2:-5}" --minimal --terse-version=3 |
+		awk -F';' '{
+			for (i = 18; i <= 37; i++) {
+				split($i, kv, "=")
+				if (kv[1] == "50.000000%") print kv[2]
+			}
+		}'
+}
