@@ -28,8 +28,10 @@ int usage_error(const char * const *usage, const char *fmt, ...)
 void error_path(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* top.c, where.c */
+/* top.c, where.c, mover.c */
 int cmd_top(int argc, char **argv);
 int cmd_where(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_migrate(int argc, char **argv);
 
 #endif

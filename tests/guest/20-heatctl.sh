@@ -45,11 +45,20 @@ is "a file of another subvolume is shown by subvolume and inode" \
 out=$(as_user heatctl top $MNT 2>&1); rc=$?
 is "top as an unprivileged user fails with status 1" "$rc" 1
 
-for c in status migrate; do
-	out=$(heatctl $c $MNT 2>&1); rc=$?
-	check "heatctl $c says the kernel has no mover yet (status 1)" \
-		sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'no hot data mover'"
-done
+# status and migrate on a hotdatatrack mount: the mover is off.
+is "status says the mover is off with hotdatatrack alone" \
+	"$(heatctl status $MNT | sed -n 's/^state: *//p')" off
+is "status --json agrees with sysfs mover_state" \
+	"$(heatctl status --json $MNT | jq -r .state)" "$(cat $(hot_sysfs)/mover_state)"
+is "status --json passes agree with sysfs mover_stats" \
+	"$(heatctl status --json $MNT | jq -r .passes)" \
+	"$(awk '$1 == "passes" { print $2 }' $(hot_sysfs)/mover_stats)"
+out=$(heatctl migrate $MNT 2>&1); rc=$?
+check "migrate without hotdatamove fails (1) and names the mount option" \
+	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'hotdatamove'"
+out=$(as_user heatctl migrate $MNT 2>&1); rc=$?
+check "migrate as an unprivileged user fails (1): permission denied" \
+	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'permission denied'"
 
 is "get-info --json reads agree with inode_data" \
 	"$(info $MNT/d/f2 reads)" "$(dbg_inode $MNT/d/f2 3)"

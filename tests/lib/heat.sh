@@ -66,3 +66,50 @@ direct_reads() {
 as_user() {
 	su -s /bin/sh tester -c "$*"
 }
+
+# fast_bytes FILE: bytes of FILE on $FAST_DEV, from FIEMAP (filefrag) and
+# btrfs-map-logical, tools that know nothing of the mover.
+fast_bytes() {
+	local total=0 phys len dev
+	sync
+	for ext in $(filefrag -v "$1" | awk '$1 ~ /^[0-9]+:$/ {
+		p = $4; sub(/\.\..*/, "", p); l = $6; sub(/:/, "", l);
+		print p ":" l }'); do
+		phys=${ext%:*}
+		len=${ext#*:}
+		dev=$(btrfs-map-logical -l $((phys * 4096)) "$FAST_DEV" 2>/dev/null |
+			sed -n 's/.* device \([^ ]*\).*/\1/p' | head -1)
+		[ "$dev" = "$FAST_DEV" ] && total=$((total + len * 4096))
+	done
+	echo $total
+}
+
+# stat_of NAME: one counter of hot/mover_stats.
+stat_of() {
+	awk -v k="$1" '$1 == k { print $2 }' "$(hot_sysfs)/mover_stats"
+}
+
+# run_pass: one mover pass now, through sysfs; fails if the write fails.
+run_pass() {
+	echo 1 >"$(hot_sysfs)/mover_run"
+}
+
+# heat_up FILE [TIMES]: read all of FILE directly TIMES times (default 4),
+# so that every 1 MiB range gets well above the promotion threshold.
+heat_up() {
+	local i=0
+	while [ $i -lt "${2:-4}" ]; do
+		dd if="$1" of=/dev/null bs=64k iflag=direct 2>/dev/null
+		i=$((i + 1))
+	done
+}
+
+# sums FILE...: sha256 of each file, read from disk with direct I/O so
+# that a checksum counts one access per range and heats nothing up.
+sums() {
+	local f
+	sync
+	for f in "$@"; do
+		echo "$(dd if="$f" bs=4M iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1) $f"
+	done
+}

@@ -1,0 +1,237 @@
+#!/bin/sh
+# The hot data mover: hot ranges move to NVMe and cold ones back, proved
+# with filefrag and btrfs-map-logical; checksums, scrub and btrfs check
+# prove that nothing was lost. Also what must never move, the budget, the
+# interval, remounts, concurrent writers and a mid-pass unmount.
+. /test/lib/tap.sh
+. /test/lib/guest.sh
+. /test/lib/heat.sh
+
+M=4194304	# bytes per test file
+
+fresh_fs hotdatamove
+S=$(hot_sysfs)
+is "the mover runs on a hotdatamove mount" "$(cat $S/mover_state)" running
+is "the default interval is 300 seconds" "$(cat $S/mover_interval)" 300
+is "the NVMe is the fast tier" \
+	"$(cat /sys/fs/btrfs/$(fs_uuid)/devinfo/2/tier)" "fast (auto)"
+is "the SATA disk is the slow tier" \
+	"$(cat /sys/fs/btrfs/$(fs_uuid)/devinfo/1/tier)" "slow (auto)"
+
+make_files $MNT/d 8 4096K
+sync
+before=$(sums $MNT/d/f*)
+slow=0
+for i in 0 1 2 3 4 5 6 7; do
+	[ "$(fast_bytes $MNT/d/f$i)" = 0 ] && slow=$((slow + 1))
+done
+is "ordinary writes land on the slow device (8 of 8 files, filefrag)" $slow 8
+
+heat_up $MNT/d/f0
+heat_up $MNT/d/f1
+check "a pass through sysfs succeeds" run_pass
+is "the pass counted itself" "$(stat_of passes)" 1
+is "the hot file f0 now lies on NVMe (filefrag + btrfs-map-logical)" \
+	"$(fast_bytes $MNT/d/f0)" $M
+is "the hot file f1 now lies on NVMe" "$(fast_bytes $MNT/d/f1)" $M
+cold=0
+for i in 2 3 4 5 6 7; do
+	[ "$(fast_bytes $MNT/d/f$i)" = 0 ] && cold=$((cold + 1))
+done
+is "the six cold files stayed on SATA" $cold 6
+is "mover_stats agrees: 8 MiB promoted" "$(stat_of promoted_bytes)" $((2 * M))
+is "every checksum is unchanged after the move" "$(sums $MNT/d/f*)" "$before"
+check "a direct read of a moved file still returns its data" \
+	sh -c "dd if=$MNT/d/f0 bs=1M iflag=direct 2>/dev/null | cmp - $MNT/d/f0"
+
+# ---- heatctl, against filefrag ----
+heat_up $MNT/d/f7
+out=$(heatctl migrate --json $MNT)
+is "heatctl migrate reports the 4 MiB it promoted" \
+	"$(echo "$out" | jq -r .promoted_bytes)" $M
+is "...which filefrag confirms" "$(fast_bytes $MNT/d/f7)" $M
+is "heatctl where agrees: all of the file is on the fast tier" \
+	"$(heatctl where --json $MNT/d/f7 | jq -r '.[0].fast_bytes')" $M
+is "heatctl status shows the mover running" \
+	"$(heatctl status --json $MNT | jq -r .state)" running
+is "heatctl status counts the passes" \
+	"$(heatctl status --json $MNT | jq -r .passes)" "$(stat_of passes)"
+
+# ---- budget ----
+echo 1M >$S/mover_budget
+heat_up $MNT/d/f2
+p0=$(stat_of promoted_bytes)
+run_pass
+got=$(($(stat_of promoted_bytes) - p0))
+is "a 1 MiB budget moves exactly 1 MiB of the 4 MiB hot file" \
+	"$(fast_bytes $MNT/d/f2)" 1048576
+is "...and the pass says the budget ended it" "$(stat_of last_pass_result)" budget
+check "...and promoted_bytes grew by no more than the budget ($got)" \
+	test "$got" -le 1048576
+echo 256M >$S/mover_budget
+echo 100 >$S/mover_budget 2>/dev/null
+is "a budget under 64 KiB is refused" "$(cat $S/mover_budget)" 268435456
+echo 50 >$S/mover_demote_temp
+echo 40 >$S/mover_promote_temp 2>/dev/null
+is "a promotion threshold under the demotion threshold is refused" \
+	"$(cat $S/mover_promote_temp)" 96
+echo 64 >$S/mover_demote_temp
+
+# ---- per-inode opts ----
+heatctl set-opts track $MNT/d/f3
+heatctl set-opts none $MNT/d/f4
+heat_up $MNT/d/f3
+heat_up $MNT/d/f4
+sk=$(stat_of skipped_opts)
+run_pass
+is "a hot file with opts 'track' never moves" "$(fast_bytes $MNT/d/f3)" 0
+is "a hot file with opts 'none' never moves" "$(fast_bytes $MNT/d/f4)" 0
+check "...and the mover counts why" test "$(stat_of skipped_opts)" -gt "$sk"
+
+# ---- shared extents ----
+xfs_io -f -c "reflink $MNT/d/f5 0 0 $M" $MNT/d/f5r >/dev/null
+heat_up $MNT/d/f5
+sk=$(stat_of skipped_shared)
+run_pass
+is "a reflinked hot file is not moved" "$(fast_bytes $MNT/d/f5)" 0
+is "...so it stays shared with its clone (same physical start)" \
+	"$(filefrag -v $MNT/d/f5 | awk '$1 == "0:" { print $4 }')" \
+	"$(filefrag -v $MNT/d/f5r | awk '$1 == "0:" { print $4 }')"
+check "...and the mover counts it as shared" \
+	test "$(stat_of skipped_shared)" -gt "$sk"
+
+btrfs subvolume create $MNT/sv >/dev/null
+make_files $MNT/sv 2 4096K
+sync
+btrfs subvolume snapshot $MNT/sv $MNT/snap >/dev/null
+sync
+heat_up $MNT/sv/f0
+run_pass
+is "a snapshotted hot file is not moved" "$(fast_bytes $MNT/sv/f0)" 0
+is "...and stays shared with its snapshot" \
+	"$(filefrag -v $MNT/sv/f0 | awk '$1 == "0:" { print $4 }')" \
+	"$(filefrag -v $MNT/snap/f0 | awk '$1 == "0:" { print $4 }')"
+btrfs subvolume create $MNT/sv2 >/dev/null
+make_files $MNT/sv2 1 4096K
+sync
+heat_up $MNT/sv2/f0
+run_pass
+is "a hot file in another subvolume moves too" "$(fast_bytes $MNT/sv2/f0)" $M
+
+# ---- mount options, read-only ----
+mount -o remount,nohotdatamove $MNT
+is "remount,nohotdatamove stops the mover" "$(cat $S/mover_state)" off
+make_files $MNT/t 1 4096K
+sync
+heat_up $MNT/t/f0
+check "a pass cannot be triggered with hotdatatrack alone" \
+	sh -c "! echo 1 >$S/mover_run"
+is "the hot file stays on SATA with hotdatatrack alone" "$(fast_bytes $MNT/t/f0)" 0
+mount -o remount,ro,hotdatamove $MNT
+is "a read-only mount has no mover" "$(cat $S/mover_state)" read-only
+check "a pass cannot be triggered on a read-only mount" \
+	sh -c "! echo 1 >$S/mover_run"
+is "nothing moved on the read-only mount" "$(fast_bytes $MNT/t/f0)" 0
+mount -o remount,rw $MNT
+is "remount,rw with hotdatamove starts the mover again" "$(cat $S/mover_state)" running
+
+# ---- the interval ----
+heat_up $MNT/t/f0
+p0=$(stat_of passes)
+echo 2 >$S/mover_interval
+sleep 8
+check "with a 2 s interval, passes happen on their own" \
+	test "$(stat_of passes)" -gt "$p0"
+is "...and the hot file moved without a trigger" "$(fast_bytes $MNT/t/f0)" $M
+echo 300 >$S/mover_interval
+
+# ---- concurrent writers ----
+heat_up $MNT/d/f6
+fio --name=v --filename=$MNT/d/f6 --size=4M --rw=randwrite --bs=4k \
+	--ioengine=psync --verify=crc32c --do_verify=1 --loops=4 \
+	--output=/tmp/fio.out >/dev/null 2>&1 &
+fpid=$!
+n=0
+while kill -0 $fpid 2>/dev/null && [ $n -lt 20 ]; do
+	heat_up $MNT/d/f6 1
+	run_pass
+	n=$((n + 1))
+done
+wait $fpid
+is "fio with verification on a file being moved ends clean ($n passes)" "$?" 0
+
+# ---- unmount in the middle of a pass ----
+make_files $MNT/u 8 4096K
+sync
+for i in 0 1 2 3 4 5 6 7; do heat_up $MNT/u/f$i 2; done
+after=$(sums $MNT/d/f0 $MNT/d/f1 $MNT/d/f2 $MNT/sv2/f0 $MNT/u/f*)
+(echo 1 >$S/mover_run) 2>/dev/null &
+sleep 1
+check "unmount during a pass succeeds" umount $MNT
+wait
+check "btrfs check is clean after the mid-pass unmount" btrfs check "$SLOW_DEV"
+mount -o hotdatamove "$SLOW_DEV" $MNT
+is "every checksum is intact after the mid-pass unmount" \
+	"$(sums $MNT/d/f0 $MNT/d/f1 $MNT/d/f2 $MNT/sv2/f0 $MNT/u/f*)" "$after"
+for i in 0 1 2 3 4 5 6 7; do heat_up $MNT/u/f$i 2; done
+(echo 1 >$(hot_sysfs)/mover_run) 2>/dev/null &
+sleep 1
+check "remount,ro during a pass succeeds" mount -o remount,ro $MNT
+wait
+mount -o remount,rw $MNT
+check "scrub is clean" btrfs scrub start -B $MNT
+umount $MNT
+check "btrfs check is clean" btrfs check "$SLOW_DEV"
+
+# ---- demotion: a 1 GiB fast tier, data on it that nobody touched ----
+mkfs.btrfs -q -f -K -b 1G -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" || bail "mkfs"
+mount -o hotdatamove "$SLOW_DEV" $MNT
+S=$(hot_sysfs)
+make_files $MNT/c 10 4096K
+sync
+for i in 0 1 2 3 4 5 6 7 8 9; do heat_up $MNT/c/f$i 2; done
+run_pass
+on=0
+for i in 0 1 2 3 4 5 6 7 8 9; do
+	[ "$(fast_bytes $MNT/c/f$i)" = $M ] && on=$((on + 1))
+done
+is "ten hot files promoted to NVMe" $on 10
+before=$(sums $MNT/c/f*)
+umount $MNT
+mount -o hotdatamove "$SLOW_DEV" $MNT
+heat_up $MNT/c/f0
+heat_up $MNT/c/f1
+echo 1 >$S/mover_low_watermark
+echo 3 >$S/mover_high_watermark
+cap=$(stat_of fast_capacity_bytes)
+run_pass
+diag "fast data space $cap bytes; high 3%, low 1%"
+is "the two files read since mount stay on NVMe" \
+	"$(($(fast_bytes $MNT/c/f0) + $(fast_bytes $MNT/c/f1)))" $((2 * M))
+off=0
+for i in 2 3 4 5 6 7 8 9; do
+	[ "$(fast_bytes $MNT/c/f$i)" = 0 ] && off=$((off + 1))
+done
+is "the eight files nobody read since mount went back to SATA" $off 8
+check "fast use is at or under the low watermark" \
+	test $(($(stat_of fast_used_bytes) * 100)) -le $((cap * 1 + 4 * M * 100))
+p0=$(stat_of promoted_bytes)
+d0=$(stat_of demoted_bytes)
+run_pass
+run_pass
+is "no range ping-pongs: two more passes promote nothing" "$(stat_of promoted_bytes)" "$p0"
+is "...and demote nothing" "$(stat_of demoted_bytes)" "$d0"
+is "checksums unchanged after demotion" "$(sums $MNT/c/f*)" "$before"
+
+# ---- the slow tier fills: writes go to NVMe rather than fail ----
+echo 80 >$S/mover_low_watermark
+echo 90 >$S/mover_high_watermark
+dd if=/dev/zero of=$MNT/big bs=1M count=1200 2>/tmp/dd.err
+rc=$?
+sync
+is "a 1200 MiB write to a 1 GiB SATA tier succeeds (no ENOSPC)" "$rc" 0
+check "...and part of it went to NVMe" test "$(fast_bytes $MNT/big)" -gt 0
+check "scrub is clean" btrfs scrub start -B $MNT
+umount $MNT
+check "btrfs check is clean" btrfs check "$SLOW_DEV"
+done_testing

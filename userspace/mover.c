@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * heatctl status and heatctl migrate: the hot data mover of a mounted
+ * filesystem, through its files in /sys/fs/btrfs/<uuid>/hot/ (mover_state,
+ * the knobs, and mover_stats with one "name value" line per counter).
+ * migrate writes 1 to mover_run, which returns when the pass has ended,
+ * and reports the difference of the counters.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "heatctl.h"
+#include <linux/btrfs.h>
+#include <linux/magic.h>
+#include "heat-ioctl.h"
+
+#define MAX_STATS		32
+#define EXIT_PATH_FAILED	1
+
+struct stats {
+	int nr;
+	char name[MAX_STATS][32];
+	unsigned long long val[MAX_STATS];
+	char result[32];
+};
+
+static const char * const cmd_status_usage[] = {
+	"heatctl status [--json] <mountpoint>",
+	"Show the hot data mover's state, settings and counters.",
+	"",
+	"--json            print a JSON object",
+	"-h, --help        show this help",
+	NULL
+};
+
+static const char * const cmd_migrate_usage[] = {
+	"heatctl migrate [--json] <mountpoint>",
+	"Run one mover pass now, wait for it and report what it did.",
+	"Needs root and a mount with -o hotdatamove.",
+	"",
+	"--json            print a JSON object",
+	"-h, --help        show this help",
+	NULL
+};
+
+/* The hot/ directory of the filesystem at @path, or NULL after an error. */
+static int hot_dir(const char *path, char *dir, size_t len)
+{
+	struct btrfs_ioctl_fs_info_args fsinfo;
+	struct statfs sfs;
+	char uuid[40];
+	int fd;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		error_path(path, "%s", strerror(errno));
+		return -1;
+	}
+	memset(&fsinfo, 0, sizeof(fsinfo));
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != BTRFS_SUPER_MAGIC ||
+	    ioctl(fd, BTRFS_IOC_FS_INFO, &fsinfo) < 0) {
+		error_path(path, "not on a btrfs filesystem");
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	format_uuid(uuid, fsinfo.fsid);
+	snprintf(dir, len, "/sys/fs/btrfs/%s/hot", uuid);
+	if (access(dir, F_OK) < 0) {
+		error_path(path, "this kernel has no hot data support");
+		return -1;
+	}
+	snprintf(dir, len, "/sys/fs/btrfs/%s/hot", uuid);
+	return 0;
+}
+
+/* Read a small sysfs file into @buf; returns -errno on failure. */
+static int read_knob(const char *dir, const char *name, char *buf, size_t len)
+{
+	char file[160];
+	ssize_t n;
+	int fd;
+
+	snprintf(file, sizeof(file), "%s/%s", dir, name);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int read_stats(const char *dir, struct stats *st)
+{
+	char buf[2048], *line, *save = NULL;
+	char file[160];
+	ssize_t n;
+	int fd;
+
+	snprintf(file, sizeof(file), "%s/mover_stats", dir);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	buf[n] = '\0';
+	st->nr = 0;
+	st->result[0] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line && st->nr < MAX_STATS;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[32], value[32];
+
+		if (sscanf(line, "%31s %31s", name, value) != 2)
+			continue;
+		if (!strcmp(name, "last_pass_result")) {
+			snprintf(st->result, sizeof(st->result), "%s", value);
+			continue;
+		}
+		snprintf(st->name[st->nr], sizeof(st->name[0]), "%s", name);
+		st->val[st->nr] = strtoull(value, NULL, 10);
+		/* next_pass_in_s is -1 when the mover is not running. */
+		if (value[0] == '-')
+			st->val[st->nr] = 0;
+		st->nr++;
+	}
+	return 0;
+}
+
+static unsigned long long stat_get(const struct stats *st, const char *name)
+{
+	int i;
+
+	for (i = 0; i < st->nr; i++)
+		if (!strcmp(st->name[i], name))
+			return st->val[i];
+	return 0;
+}
+
+static void print_stats_json(const struct stats *st, const struct stats *base)
+{
+	int i;
+
+	for (i = 0; i < st->nr; i++) {
+		unsigned long long v = st->val[i];
+
+		/* In a migrate report, counters are what this pass added. */
+		if (base && strncmp(st->name[i], "fast_", 5) &&
+		    strncmp(st->name[i], "last_", 5) &&
+		    strcmp(st->name[i], "next_pass_in_s"))
+			v -= stat_get(base, st->name[i]);
+		printf(",\n  \"%s\": %llu", st->name[i], v);
+	}
+	printf(",\n  \"last_pass_result\": ");
+	json_print_string(stdout, st->result);
+}
+
+static void print_skipped(const struct stats *st, const struct stats *base)
+{
+	static const char * const reasons[] = {
+		"inline", "prealloc", "nocow", "shared", "opts", "busy",
+	};
+	char name[32];
+	size_t i;
+
+	printf("skipped:      ");
+	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
+		snprintf(name, sizeof(name), "skipped_%s", reasons[i]);
+		printf("%s %s %llu", i ? "," : "", reasons[i],
+		       stat_get(st, name) - (base ? stat_get(base, name) : 0));
+	}
+	printf("\n");
+}
+
+static int parse_args(int argc, char **argv, const char * const *usage,
+		      int *json, const char **path)
+{
+	int i;
+
+	*json = 0;
+	*path = NULL;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage_print(stdout, usage);
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
+			*json = 1;
+		} else if (argv[i][0] == '-') {
+			return usage_error(usage, "unknown option '%s'", argv[i]);
+		} else if (*path) {
+			return usage_error(usage, "one mount point expected");
+		} else {
+			*path = argv[i];
+		}
+	}
+	if (!*path)
+		return usage_error(usage, "one mount point expected");
+	return -1;
+}
+
+static int stats_error(const char *path, int err)
+{
+	if (err == -EOPNOTSUPP)
+		error_path(path, "hot data tracking is not enabled on this mount (mount -o hotdatatrack or hotdatamove)");
+	else
+		error_path(path, "cannot read the mover's counters: %s",
+			   strerror(-err));
+	return EXIT_PATH_FAILED;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	const char *knobs[] = {
+		"mover_interval", "mover_promote_temp", "mover_demote_temp",
+		"mover_low_watermark", "mover_high_watermark", "mover_budget",
+		"mem_used", "nr_ranges",
+	};
+	char dir[128], state[32], val[8][32], when[64];
+	const char *path;
+	struct stats st;
+	unsigned long long used, cap;
+	int json, ret;
+	size_t i;
+
+	ret = parse_args(argc, argv, cmd_status_usage, &json, &path);
+	if (ret >= 0)
+		return ret;
+	if (hot_dir(path, dir, sizeof(dir)) < 0)
+		return EXIT_PATH_FAILED;
+	ret = read_stats(dir, &st);
+	if (ret < 0)
+		return stats_error(path, ret);
+	if (read_knob(dir, "mover_state", state, sizeof(state)) < 0)
+		return stats_error(path, -errno);
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
+		if (read_knob(dir, knobs[i], val[i], sizeof(val[i])) < 0)
+			snprintf(val[i], sizeof(val[i]), "0");
+
+	if (json) {
+		printf("{\n  \"path\": ");
+		json_print_string(stdout, path);
+		printf(",\n  \"state\": ");
+		json_print_string(stdout, state);
+		for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
+			printf(",\n  \"%s\": %s", knobs[i], val[i]);
+		print_stats_json(&st, NULL);
+		printf("\n}\n");
+		return 0;
+	}
+	used = stat_get(&st, "fast_used_bytes");
+	cap = stat_get(&st, "fast_capacity_bytes");
+	format_time_ns(when, sizeof(when),
+		       stat_get(&st, "last_pass_start") * 1000000000ULL);
+	printf("state:        %s\n", state);
+	printf("interval:     %s s", val[0]);
+	if (!strcmp(state, "running"))
+		printf(", next pass in %llu s", stat_get(&st, "next_pass_in_s"));
+	printf("\n");
+	printf("passes:       %llu, last %s, %llu ms, %s\n",
+	       stat_get(&st, "passes"), when, stat_get(&st, "last_pass_ms"),
+	       st.result);
+	printf("promoted:     %llu ranges, %llu bytes\n",
+	       stat_get(&st, "promoted_ranges"), stat_get(&st, "promoted_bytes"));
+	printf("demoted:      %llu ranges, %llu bytes\n",
+	       stat_get(&st, "demoted_ranges"), stat_get(&st, "demoted_bytes"));
+	print_skipped(&st, NULL);
+	printf("fast tier:    %llu of %llu bytes used (%llu%%) after the last pass, watermarks %s%%..%s%%\n",
+	       used, cap, cap ? used * 100 / cap : 0, val[3], val[4]);
+	printf("policy:       promote at temperature %s, demote under %s, %s bytes per pass\n",
+	       val[1], val[2], val[5]);
+	printf("tracking:     %s ranges, %s bytes of memory\n", val[7], val[6]);
+	printf("fast full:    %llu passes, errors: %llu\n",
+	       stat_get(&st, "fast_full"), stat_get(&st, "errors"));
+	return 0;
+}
+
+int cmd_migrate(int argc, char **argv)
+{
+	char dir[128], file[160];
+	const char *path;
+	struct stats before, after;
+	int json, ret, fd;
+
+	ret = parse_args(argc, argv, cmd_migrate_usage, &json, &path);
+	if (ret >= 0)
+		return ret;
+	if (hot_dir(path, dir, sizeof(dir)) < 0)
+		return EXIT_PATH_FAILED;
+	ret = read_stats(dir, &before);
+	if (ret < 0)
+		return stats_error(path, ret);
+
+	snprintf(file, sizeof(file), "%s/mover_run", dir);
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == EACCES || errno == EPERM)
+			error_path(path, "permission denied (run a pass as root)");
+		else
+			error_path(path, "%s", strerror(errno));
+		return EXIT_PATH_FAILED;
+	}
+	ret = write(fd, "1\n", 2) == 2 ? 0 : -errno;
+	close(fd);
+	if (ret == -EOPNOTSUPP) {
+		error_path(path, "hot data migration is off on this mount (mount -o hotdatamove)");
+		return EXIT_PATH_FAILED;
+	} else if (ret == -EROFS) {
+		error_path(path, "read-only mount: the mover does not run");
+		return EXIT_PATH_FAILED;
+	} else if (ret < 0) {
+		error_path(path, "the pass did not run: %s", strerror(-ret));
+		return EXIT_PATH_FAILED;
+	}
+	ret = read_stats(dir, &after);
+	if (ret < 0)
+		return stats_error(path, ret);
+
+	if (json) {
+		printf("{\n  \"path\": ");
+		json_print_string(stdout, path);
+		print_stats_json(&after, &before);
+		printf("\n}\n");
+		return 0;
+	}
+	printf("pass:         %llu ms, %s\n", stat_get(&after, "last_pass_ms"),
+	       after.result);
+	printf("promoted:     %llu ranges, %llu bytes\n",
+	       stat_get(&after, "promoted_ranges") -
+	       stat_get(&before, "promoted_ranges"),
+	       stat_get(&after, "promoted_bytes") -
+	       stat_get(&before, "promoted_bytes"));
+	printf("demoted:      %llu ranges, %llu bytes\n",
+	       stat_get(&after, "demoted_ranges") -
+	       stat_get(&before, "demoted_ranges"),
+	       stat_get(&after, "demoted_bytes") -
+	       stat_get(&before, "demoted_bytes"));
+	print_skipped(&after, &before);
+	printf("fast tier:    %llu of %llu bytes used\n",
+	       stat_get(&after, "fast_used_bytes"),
+	       stat_get(&after, "fast_capacity_bytes"));
+	return 0;
+}
