@@ -31,6 +31,8 @@ void error_path(const char *path, const char *fmt, ...)
 /* top.c, where.c, mover.c */
 int cmd_top(int argc, char **argv);
 int cmd_where(int argc, char **argv);
+const char *where_range_tier(int map_fd, const char *path, uint64_t start,
+			     uint64_t len);
 int cmd_status(int argc, char **argv);
 int cmd_migrate(int argc, char **argv);
 

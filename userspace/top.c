@@ -200,12 +200,14 @@ int cmd_top(int argc, char **argv)
 	if (json)
 		printf("[");
 	else if (ranges)
-		printf("%4s %8s %8s %12s %8s  %s\n", "TEMP", "READS", "WRITES",
-		       "OFFSET", "LENGTH", "FILE");
+		printf("%4s %8s %8s %12s %8s %5s  %s\n", "TEMP", "READS",
+		       "WRITES", "OFFSET", "LENGTH", "TIER", "FILE");
 	else
-		printf("%4s %8s %8s  %s\n", "TEMP", "READS", "WRITES", "FILE");
+		printf("%4s %8s %8s %5s  %s\n", "TEMP", "READS", "WRITES",
+		       "TIER", "FILE");
 	for (i = 0; i < nr && i < (size_t)count; i++) {
 		char *rel = v[i].root == lookup.treeid ? ino_path(fd, v[i].ino) : NULL;
+		const char *tier = "-";
 		char *path = NULL;
 
 		if (rel) {
@@ -215,6 +217,10 @@ int cmd_top(int argc, char **argv)
 				    v[i].ino) < 0) {
 			path = NULL;
 		}
+		/* Where the data is now, from FIEMAP and the chunk tree. */
+		if (rel && path)
+			tier = where_range_tier(fd, path, ranges ? v[i].start : 0,
+						ranges ? v[i].len : 0);
 		if (json) {
 			printf("%s\n  {\"root\": %llu, \"inode\": %llu, \"path\": ",
 			       i ? "," : "", v[i].root, v[i].ino);
@@ -225,15 +231,17 @@ int cmd_top(int argc, char **argv)
 			if (ranges)
 				printf(", \"offset\": %llu, \"length\": %llu",
 				       v[i].start, v[i].len);
-			printf(", \"temperature\": %d, \"reads\": %llu, \"writes\": %llu}",
+			printf(", \"temperature\": %d, \"reads\": %llu, \"writes\": %llu, \"tier\": ",
 			       v[i].temp, v[i].reads, v[i].writes);
+			json_print_string(stdout, tier);
+			printf("}");
 		} else if (ranges) {
-			printf("%4d %8llu %8llu %12llu %8llu  %s\n", v[i].temp,
+			printf("%4d %8llu %8llu %12llu %8llu %5s  %s\n", v[i].temp,
 			       v[i].reads, v[i].writes, v[i].start, v[i].len,
-			       path ? path : "?");
+			       tier, path ? path : "?");
 		} else {
-			printf("%4d %8llu %8llu  %s\n", v[i].temp, v[i].reads,
-			       v[i].writes, path ? path : "?");
+			printf("%4d %8llu %8llu %5s  %s\n", v[i].temp, v[i].reads,
+			       v[i].writes, tier, path ? path : "?");
 		}
 		free(rel);
 		free(path);

@@ -189,22 +189,23 @@ static enum tier tier_of(const struct fs_map *map, uint64_t logical)
 	return TIER_NONE;
 }
 
-/* Add up the bytes of @fd's extents per tier. */
-static int file_tiers(int fd, const struct fs_map *map, uint64_t *bytes)
+/* Add up the bytes of @fd's extents in [@from, @to) per tier. */
+static int file_tiers(int fd, const struct fs_map *map, uint64_t *bytes,
+		      uint64_t from, uint64_t to)
 {
 	const unsigned int n = 256;
 	struct fiemap *fm;
-	uint64_t start = 0;
+	uint64_t start = from;
 	bool last = false;
 	unsigned int i;
 
 	fm = calloc(1, sizeof(*fm) + n * sizeof(struct fiemap_extent));
 	if (!fm)
 		return -ENOMEM;
-	while (!last) {
+	while (!last && start < to) {
 		memset(fm, 0, sizeof(*fm));
 		fm->fm_start = start;
-		fm->fm_length = FIEMAP_MAX_OFFSET - start;
+		fm->fm_length = to - start;
 		fm->fm_flags = FIEMAP_FLAG_SYNC;
 		fm->fm_extent_count = n;
 		if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0) {
@@ -217,13 +218,20 @@ static int file_tiers(int fd, const struct fs_map *map, uint64_t *bytes)
 			break;
 		for (i = 0; i < fm->fm_mapped_extents; i++) {
 			struct fiemap_extent *e = &fm->fm_extents[i];
+			uint64_t lo = e->fe_logical, hi = lo + e->fe_length;
 			enum tier t = TIER_NONE;
 
 			if (!(e->fe_flags & (FIEMAP_EXTENT_DATA_INLINE |
 					     FIEMAP_EXTENT_DELALLOC |
 					     FIEMAP_EXTENT_UNKNOWN)))
 				t = tier_of(map, e->fe_physical);
-			bytes[t] += e->fe_length;
+			/* Extents may start before @from or end after @to. */
+			if (lo < from)
+				lo = from;
+			if (hi > to)
+				hi = to;
+			if (hi > lo)
+				bytes[t] += hi - lo;
 			start = e->fe_logical + e->fe_length;
 			if (e->fe_flags & FIEMAP_EXTENT_LAST)
 				last = true;
@@ -281,7 +289,7 @@ int cmd_where(int argc, char **argv)
 		}
 		err = load_chunks(fd, &map);
 		if (!err)
-			err = file_tiers(fd, &map, bytes);
+			err = file_tiers(fd, &map, bytes, 0, FIEMAP_MAX_OFFSET);
 		free(map.chunks);
 		close(fd);
 		if (err) {
@@ -313,4 +321,40 @@ int cmd_where(int argc, char **argv)
 	if (json)
 		printf("%s]\n", nr_out ? "\n" : "");
 	return ret;
+}
+
+/*
+ * For heatctl top: the tier of [@start, @start + @len) of the file at
+ * @path, as "fast", "slow", "mixed" (bytes on both) or "-" (no data on a
+ * device, or the file cannot be read). @map_fd is any fd of the
+ * filesystem; the chunk map is loaded on the first call.
+ */
+const char *where_range_tier(int map_fd, const char *path, uint64_t start,
+			     uint64_t len)
+{
+	static struct fs_map map = { NULL, 0 };
+	static bool loaded;
+	uint64_t bytes[NR_TIERS] = { 0 };
+	int fd, err;
+
+	if (!loaded) {
+		if (load_chunks(map_fd, &map) < 0)
+			return "-";
+		loaded = true;
+	}
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return "-";
+	err = file_tiers(fd, &map, bytes, start,
+			 len ? start + len : FIEMAP_MAX_OFFSET);
+	close(fd);
+	if (err)
+		return "-";
+	if (bytes[TIER_MIXED] || (bytes[TIER_FAST] && bytes[TIER_SLOW]))
+		return "mixed";
+	if (bytes[TIER_FAST])
+		return "fast";
+	if (bytes[TIER_SLOW])
+		return "slow";
+	return "-";
 }

@@ -32,8 +32,16 @@ is "top's temperature agrees with inode_data" \
 	"$(echo "$top" | jq -r '.[0].temperature')" "$(dbg_inode $MNT/d/f1 9)"
 is "top -n 2 shows two entries" "$(heatctl top -n 2 --json $MNT | jq length)" 2
 check "top prints a table with a header" \
-	sh -c "heatctl top $MNT | head -1 | grep -q 'TEMP *READS *WRITES *FILE' &&
+	sh -c "heatctl top $MNT | head -1 | grep -q 'TEMP *READS *WRITES *TIER *FILE' &&
 	       heatctl top $MNT | sed -n 2p | grep -q '$MNT/d/f1\$'"
+w_fast=$(heatctl where --json $MNT/d/f1 | jq -r '.[0].fast_bytes')
+w_slow=$(heatctl where --json $MNT/d/f1 | jq -r '.[0].slow_bytes')
+want=-
+[ "$w_fast" -gt 0 ] && [ "$w_slow" = 0 ] && want=fast
+[ "$w_slow" -gt 0 ] && [ "$w_fast" = 0 ] && want=slow
+[ "$w_slow" -gt 0 ] && [ "$w_fast" -gt 0 ] && want=mixed
+is "top's tier column agrees with where ($want)" \
+	"$(heatctl top --json $MNT | jq -r '.[0].tier')" "$want"
 is "top --ranges lists the hottest range of the hottest file" \
 	"$(heatctl top --ranges --json $MNT | jq -r '.[0].path')" $MNT/d/f1
 btrfs subvolume create $MNT/sv >/dev/null

@@ -52,6 +52,10 @@ is "heatctl migrate reports the 4 MiB it promoted" \
 is "...which filefrag confirms" "$(fast_bytes $MNT/d/f7)" $M
 is "heatctl where agrees: all of the file is on the fast tier" \
 	"$(heatctl where --json $MNT/d/f7 | jq -r '.[0].fast_bytes')" $M
+is "heatctl top shows the moved file on the fast tier" \
+	"$(heatctl top --json -n 50 $MNT | jq -r --arg p $MNT/d/f7 '.[] | select(.path == $p) | .tier')" fast
+is "...and a cold file on the slow tier" \
+	"$(heatctl top --json -n 50 $MNT | jq -r --arg p $MNT/d/f6 '.[] | select(.path == $p) | .tier')" slow
 is "heatctl status shows the mover running" \
 	"$(heatctl status --json $MNT | jq -r .state)" running
 is "heatctl status counts the passes" \

@@ -1,0 +1,33 @@
+#!/bin/sh
+# One power cut during mover passes (run by tests/host/crash.sh). The first
+# run makes the filesystem and records checksums; every run heats a random
+# half of the files, starts a pass and cuts the power HEAT_delay ms later
+# with sysrq-b: no sync, no unmount.
+. /test/lib/tap.sh
+. /test/lib/guest.sh
+. /test/lib/heat.sh
+
+mkdir -p $MNT
+if ! mount -o hotdatamove "$SLOW_DEV" $MNT 2>/dev/null; then
+	mkfs.btrfs -q -f -K -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" || bail "mkfs"
+	mount -o hotdatamove "$SLOW_DEV" $MNT || bail "mount"
+	make_files $MNT/d 16 2048K
+	sync
+	sums $MNT/d/f* >$MNT/sums.txt
+	sync
+fi
+S=$(hot_sysfs)
+# Every other cut also makes the pass demote: a fast tier "over" 1 %.
+if [ $((HEAT_cycle % 2)) = 0 ]; then
+	echo 0 >$S/mover_low_watermark
+	echo 1 >$S/mover_high_watermark
+fi
+for i in $(seq 0 15); do
+	[ $(( (i + HEAT_cycle) % 2 )) = 0 ] && heat_up $MNT/d/f$i 1
+done
+echo "crashing ${HEAT_delay} ms into a pass"
+(echo 1 >$S/mover_run) &
+usleep $((HEAT_delay * 1000))
+echo b >/proc/sysrq-trigger
+sleep 30
+bail "still running after sysrq-b"
