@@ -71,7 +71,7 @@ demo: deps
 
 bench: deps
 	@$(MAKE) -s kernel-lean initramfs
-	@benchmarks/run $(if $(QUICK),--quick)
+	@QUICK=$(QUICK) benchmarks/run
 
 clean:
 	rm -rf build/out-* build/bzImage-* build/initramfs* build/logs build/disks

@@ -5,6 +5,7 @@
 . /test/lib/heat.sh
 
 check "btrfs check is clean after the power cut" btrfs check "$SLOW_DEV"
+btrfs device scan >/dev/null 2>&1
 mkdir -p $MNT
 check "the filesystem mounts after the power cut" \
 	mount -o hotdatamove "$SLOW_DEV" $MNT
