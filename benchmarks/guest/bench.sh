@@ -18,6 +18,8 @@ fi
 ZIPF=1.2
 t_start=$(date +%s)
 
+# Milliseconds since boot (busybox date has no %N).
+now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 say() { echo "# [$(($(date +%s) - t_start)) s] $*"; }
 emit() { echo "@@JSON $1 $2"; }
 
@@ -41,12 +43,12 @@ measure() {
 		--output-format=json >/tmp/fio.json 2>/dev/null
 	s1=$(sectors_read sda)
 	n1=$(sectors_read nvme0n1)
-	series=$(awk -F', *' -v t0=$LAT_T '{ printf "%s[%d,%.1f]", NR > 1 ? "," : "", t0 + $1 / 1000, $2 / 1000 }' \
+	series=$(awk -F', *' -v t0=$LAT_T '{ printf "%s[%d,%.1f]", (NR > 1 ? "," : ""), t0 + $1 / 1000, $2 / 1000 }' \
 		/tmp/lat_clat.1.log 2>/dev/null)
 	LAT_T=$((LAT_T + RUNTIME))
-	jq -c --arg label "$label" --argjson sata $((s1 - s0)) --argjson nvme $((n1 - n0)) \
+	jq -c --arg phase "$label" --argjson sata $((s1 - s0)) --argjson nvme $((n1 - n0)) \
 		--argjson series "[$series]" '.jobs[0].read as $r | {
-			label: $label,
+			label: $phase,
 			iops: ($r.iops | floor),
 			p50_us: ($r.lat_ns.percentile["50.000000"] / 1000 | floor),
 			p99_us: ($r.lat_ns.percentile["99.000000"] / 1000 | floor),
@@ -114,8 +116,10 @@ say "dm-cache (smq) over the same devices: $FAST_MB MiB cache, 256 KiB blocks"
 size=$(blockdev --getsz "$SLOW_DEV")
 dmsetup create bmeta --table "0 32768 linear $FAST_DEV 0"
 dmsetup create bcache --table "0 $((FAST_MB * 2048)) linear $FAST_DEV 32768"
-dd if=/dev/zero of=/dev/mapper/bmeta bs=1M count=16 2>/dev/null
-dmsetup create bcached --table "0 $size cache /dev/mapper/bmeta /dev/mapper/bcache $SLOW_DEV 512 1 writethrough smq 0"
+dmsetup mknodes		# no udev in the guest
+dd if=/dev/zero of=/dev/mapper/bmeta bs=1M count=16 oflag=direct 2>/dev/null
+dmsetup create bcached --table "0 $size cache /dev/mapper/bmeta /dev/mapper/bcache $SLOW_DEV 512 1 writethrough smq 0" ||
+	say "dm-cache could not be set up"
 dmsetup mknodes
 mkfs.btrfs -q -f -K /dev/mapper/bcached && mount /dev/mapper/bcached $MNT && write_data
 add "$(measure dm-cache-cold)"
@@ -147,16 +151,16 @@ for opt in none hotdatatrack hotdatamove; do
 	fio --name=w --filename=$MNT/w --rw=write --bs=1M --size=256M --end_fsync=1 \
 		--ioengine=psync --output-format=json >/tmp/w.json 2>/dev/null
 	mkdir $MNT/small
-	t0=$(date +%s%N)
+	t0=$(now_ms)
 	i=0
 	while [ $i -lt $SMALL ]; do echo "file $i" >$MNT/small/f$i; i=$((i + 1)); done
 	sync
 	cat $MNT/small/* >/dev/null
 	rm -r $MNT/small
 	sync
-	t1=$(date +%s%N)
+	t1=$(now_ms)
 	over="$over${over:+,}$(jq -c -n --arg mount $opt --slurpfile r /tmp/r.json --slurpfile w /tmp/w.json \
-		--argjson small_ms $(((t1 - t0) / 1000000)) '{
+		--argjson small_ms $((t1 - t0)) '{
 			mount: $mount,
 			randread_iops: ($r[0].jobs[0].read.iops | floor),
 			randread_p50_us: ($r[0].jobs[0].read.clat_ns.percentile["50.000000"] / 1000 | floor),
