@@ -17,6 +17,14 @@ make_files $MNT/d 3 2048K
 out=$(heatctl top $MNT 2>&1); rc=$?
 check "top on a mount without tracking fails (1) and says why" \
 	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'no heat data'"
+for c in status migrate; do
+	out=$(heatctl $c $MNT 2>&1); rc=$?
+	check "$c on a mount without tracking fails (1) and says tracking is off" \
+		sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'not enabled on this mount'"
+	out=$(heatctl $c /proc 2>&1); rc=$?
+	check "$c on a non-btrfs path fails (1) and says so" \
+		sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'not on a btrfs filesystem'"
+done
 mount -o remount,hotdatatrack $MNT
 drop_caches
 direct_reads $MNT/d/f1 300

@@ -21,7 +21,7 @@ no_splats() { # no_splats LOG: the kernel reported no problem
 }
 
 for c in $(seq 1 $cycles); do
-	delay=$((RANDOM % 2500))
+	delay=$((500 + RANDOM % 5500))
 	keep=-K
 	[ "$c" = 1 ] && keep=
 	$run -q -k debug -t 600 -n crash $keep -a "heat.delay=$delay heat.cycle=$c" \
