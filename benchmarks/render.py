@@ -28,24 +28,30 @@ def plot_latency(d, h):
     """p50 latency per second over the whole run, one line per setup."""
     data = os.path.join(d, "latency.dat")
     groups = {"all-SATA": [], "all-NVMe": [], "tiered": [], "dm-cache": []}
-    for p in h["phases"]:
+    # Phases run back to back: phase i covers [i * runtime, (i + 1) * runtime).
+    for i, p in enumerate(h["phases"]):
         key = next(k for k in groups if p["label"].startswith(k))
-        groups[key] += p["series"]
+        base = i * h["runtime_s"]
+        groups[key].append([(base + min(t, h["runtime_s"]) - 1, v)
+                            for t, v in p["series"]])
     with open(data, "w") as f:
-        for k, pts in groups.items():
+        for k, phases in groups.items():
             f.write("# %s\n" % k)
-            for t, v in pts:
-                f.write("%s %s\n" % (t, v))
-            f.write("\n\n")
+            for pts in phases:
+                for t, v in pts:
+                    f.write("%s %s\n" % (t, v))
+                f.write("\n")		# a gap between phases
+            f.write("\n")
     png = os.path.join(d, "latency.png")
     script = """
-set terminal pngcairo size 900,450
+set terminal pngcairo size 1000,500
 set output '%s'
 set title 'Hot-set 4 KiB random read latency (1 s means), zipf:%s'
-set xlabel 'seconds of measurement (phases back to back)'
+set xlabel 'seconds of measurement (phases back to back; mover passes between tiered phases)'
 set ylabel 'latency (us, log)'
 set logscale y
-set key outside right
+set yrange [100:100000]
+set key top right box opaque
 plot '%s' index 0 with lines title 'all-SATA', \\
      '' index 1 with lines title 'all-NVMe', \\
      '' index 2 with linespoints pt 7 ps 0.4 title 'tiered (passes between phases)', \\

@@ -28,7 +28,6 @@ sectors_read() { awk '{ print $3 }' /sys/block/$1/stat; }
 # measure LABEL [OFFSET%]: zipf 4 KiB QD1 direct random reads of $MNT/data
 # for $RUNTIME s; emits one JSON object with the latency percentiles, IOPS,
 # the NVMe share of read sectors, and the per-second latency series.
-LAT_T=0
 measure() {
 	local label=$1 off=${2:-0} s0 n0 s1 n1
 	s0=$(sectors_read sda)
@@ -43,9 +42,9 @@ measure() {
 		--output-format=json >/tmp/fio.json 2>/dev/null
 	s1=$(sectors_read sda)
 	n1=$(sectors_read nvme0n1)
-	series=$(awk -F', *' -v t0=$LAT_T '{ printf "%s[%d,%.1f]", (NR > 1 ? "," : ""), t0 + $1 / 1000, $2 / 1000 }' \
+	# Seconds into the phase; render.py lays the phases end to end.
+	series=$(awk -F', *' '{ printf "%s[%d,%.1f]", (NR > 1 ? "," : ""), $1 / 1000, $2 / 1000 }' \
 		/tmp/lat_clat.1.log 2>/dev/null)
-	LAT_T=$((LAT_T + RUNTIME))
 	jq -c --arg phase "$label" --argjson sata $((s1 - s0)) --argjson nvme $((n1 - n0)) \
 		--argjson series "[$series]" '.jobs[0].read as $r | {
 			label: $phase,
