@@ -1,8 +1,8 @@
 #!/bin/sh
 # One power cut during mover passes (run by tests/host/crash.sh). The first
-# run makes the filesystem and records checksums; every run heats a random
-# half of the files, starts a pass and cuts the power HEAT_delay ms later
-# with sysrq-b: no sync, no unmount.
+# run makes the filesystem and records checksums; every run heats half of
+# the files and runs a whole pass, heats the other half, starts a pass and
+# cuts the power HEAT_delay ms later with sysrq-b: no sync, no unmount.
 . /test/lib/tap.sh
 . /test/lib/guest.sh
 . /test/lib/heat.sh
@@ -26,8 +26,14 @@ if [ $((HEAT_cycle % 2)) = 0 ]; then
 	echo 0 >$S/mover_low_watermark
 	echo 1 >$S/mover_high_watermark
 fi
+# One whole pass first, so that committed moves must survive the cut too.
 for i in $(seq 0 15); do
 	[ $(( (i + HEAT_cycle) % 2 )) = 0 ] && heat_up $MNT/d/f$i 1
+done
+echo 1 >$S/mover_run
+echo "moved before the cut: $(awk '$1 ~ /^(promoted|demoted)_bytes$/ { s += $2 } END { print s }' $S/mover_stats) bytes"
+for i in $(seq 0 15); do
+	[ $(( (i + HEAT_cycle) % 2 )) = 1 ] && heat_up $MNT/d/f$i 1
 done
 echo "crashing ${HEAT_delay} ms into a pass"
 (echo 1 >$S/mover_run) &

@@ -29,6 +29,7 @@ for c in $(seq 1 $cycles); do
 	rc=$?
 	t "cut $c: the guest lost power ${delay} ms into a pass (status 125, got $rc)" \
 		sh -c "[ $rc = 125 ] && grep -q 'crashing ${delay} ms' build/logs/crash.out"
+	grep '^moved before the cut' build/logs/crash.out | sed 's/^/# /'
 	t "cut $c: no kernel splat before the cut" no_splats build/logs/crash.console
 	$run -q -k debug -t 600 -n crash -K tests/crash/verify.sh >/dev/null 2>&1
 	rc=$?
