@@ -180,10 +180,10 @@ static void print_skipped(const struct stats *st, const struct stats *base)
 	char name[32];
 	size_t i;
 
-	printf("skipped:      ");
+	printf("skipped:      ");	/* e.g. "inline 0, prealloc 2, ..." */
 	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
 		snprintf(name, sizeof(name), "skipped_%s", reasons[i]);
-		printf("%s %s %llu", i ? "," : "", reasons[i],
+		printf("%s%s %llu", i ? ", " : "", reasons[i],
 		       stat_get(st, name) - (base ? stat_get(base, name) : 0));
 	}
 	printf("\n");
