@@ -49,7 +49,7 @@ static const char * const cmd_migrate_usage[] = {
 	NULL
 };
 
-/* The hot/ directory of the filesystem at @path, or NULL after an error. */
+/* The hot/ directory of the filesystem at @path in @dir; -1 after an error. */
 static int hot_dir(const char *path, char *dir, size_t len)
 {
 	struct btrfs_ioctl_fs_info_args fsinfo;
@@ -76,7 +76,6 @@ static int hot_dir(const char *path, char *dir, size_t len)
 		error_path(path, "this kernel has no hot data support");
 		return -1;
 	}
-	snprintf(dir, len, "/sys/fs/btrfs/%s/hot", uuid);
 	return 0;
 }
 
@@ -225,6 +224,28 @@ static int stats_error(const char *path, int err)
 	return EXIT_PATH_FAILED;
 }
 
+/*
+ * What status and migrate both do first: parse the arguments, find the
+ * hot/ directory and read the counters. Returns -1 to go on, otherwise
+ * the exit status.
+ */
+static int mover_prologue(int argc, char **argv, const char * const *usage,
+			  int *json, const char **path, char *dir, size_t len,
+			  struct stats *st)
+{
+	int ret;
+
+	ret = parse_args(argc, argv, usage, json, path);
+	if (ret >= 0)
+		return ret;
+	if (hot_dir(*path, dir, len) < 0)
+		return EXIT_PATH_FAILED;
+	ret = read_stats(dir, st);
+	if (ret < 0)
+		return stats_error(*path, ret);
+	return -1;
+}
+
 int cmd_status(int argc, char **argv)
 {
 	const char *knobs[] = {
@@ -239,16 +260,13 @@ int cmd_status(int argc, char **argv)
 	int json, ret;
 	size_t i;
 
-	ret = parse_args(argc, argv, cmd_status_usage, &json, &path);
+	ret = mover_prologue(argc, argv, cmd_status_usage, &json, &path, dir,
+			     sizeof(dir), &st);
 	if (ret >= 0)
 		return ret;
-	if (hot_dir(path, dir, sizeof(dir)) < 0)
-		return EXIT_PATH_FAILED;
-	ret = read_stats(dir, &st);
+	ret = read_knob(dir, "mover_state", state, sizeof(state));
 	if (ret < 0)
 		return stats_error(path, ret);
-	if (read_knob(dir, "mover_state", state, sizeof(state)) < 0)
-		return stats_error(path, -errno);
 	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
 		if (read_knob(dir, knobs[i], val[i], sizeof(val[i])) < 0)
 			snprintf(val[i], sizeof(val[i]), "0");
@@ -298,14 +316,10 @@ int cmd_migrate(int argc, char **argv)
 	struct stats before, after;
 	int json, ret, fd;
 
-	ret = parse_args(argc, argv, cmd_migrate_usage, &json, &path);
+	ret = mover_prologue(argc, argv, cmd_migrate_usage, &json, &path, dir,
+			     sizeof(dir), &before);
 	if (ret >= 0)
 		return ret;
-	if (hot_dir(path, dir, sizeof(dir)) < 0)
-		return EXIT_PATH_FAILED;
-	ret = read_stats(dir, &before);
-	if (ret < 0)
-		return stats_error(path, ret);
 
 	snprintf(file, sizeof(file), "%s/mover_run", dir);
 	fd = open(file, O_WRONLY | O_CLOEXEC);
