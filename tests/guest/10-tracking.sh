@@ -150,9 +150,13 @@ is "an unprivileged caller cannot set opts (EPERM)" \
 out=$(as_user heatctl set-opts none $B 2>&1); rc=$?
 is "heatctl set-opts as an unprivileged user exits 1" "$rc" 1
 check "...saying permission denied" sh -c "echo '$out' | grep -q 'permission denied'"
-is "an unprivileged caller may read heat info" \
+is "a user who does not own the file may not read its heat (EPERM)" \
 	"$(as_user heat-abuse $B $MNT | grep '^info-good')" \
-	"info-good OK"
+	"info-good EPERM"
+chattr +i $B
+is "opts of an immutable file cannot be set (EPERM, as with setxattr)" \
+	"$(heat-abuse $B $MNT | grep '^opts-set-good')" "opts-set-good EPERM"
+chattr -i $B
 echo x >/tmp/x
 is "a file on another filesystem gets ENOTTY" \
 	"$(heat-abuse /tmp/x /tmp | grep '^info-good')" "info-good ENOTTY"

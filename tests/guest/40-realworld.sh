@@ -1,0 +1,229 @@
+#!/bin/sh
+# The mover on the files people have, and the lifetime bugs a review found
+# (issue #10): a file overwritten in place, files read with libaio and
+# io_uring, a file whose owner set btrfs.hot=track after it was promoted,
+# more hot ranges already in place than a pass gathers at once, balance
+# and device remove under back-to-back passes, eviction of heat items
+# while files are reopened, sysfs readers across unmounts, and an unmount
+# while the mover is throttled behind a large buffered copy.
+. /test/lib/tap.sh
+. /test/lib/guest.sh
+. /test/lib/heat.sh
+
+M=4194304	# bytes per test file
+
+# small_fs: a two-device btrfs with 512 MiB per device, so that a few
+# files put the fast tier above a 1 % high watermark.
+small_fs() {
+	umount $MNT 2>/dev/null
+	mkfs.btrfs -q -f -K -b 512M -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" ||
+		bail "mkfs failed"
+	mount -o hotdatamove "$SLOW_DEV" $MNT || bail "mount failed"
+}
+
+# demote_all / defaults: mover knobs that demote everything on the fast
+# tier and promote nothing, and back.
+demote_all() {
+	echo 0 >$S/mover_low_watermark
+	echo 1 >$S/mover_high_watermark
+	echo 250 >$S/mover_promote_temp
+	echo 249 >$S/mover_demote_temp
+}
+defaults() {
+	echo 64 >$S/mover_demote_temp
+	echo 96 >$S/mover_promote_temp
+	echo 90 >$S/mover_high_watermark
+	echo 80 >$S/mover_low_watermark
+}
+
+# ---- a file overwritten in place (databases, VM images) ----
+small_fs
+S=$(hot_sysfs)
+make_files $MNT/o 1 4096K
+sync
+fio --name=ow --filename=$MNT/o/f0 --size=4M --rw=randwrite --bs=4k \
+	--ioengine=psync --number_ios=64 --randrepeat=0 --fsync_on_close=1 \
+	>/dev/null 2>&1 || bail "fio overwrite failed"
+sync
+exts=$(filefrag $MNT/o/f0 | awk '{ print $2 }')
+check "random 4 KiB overwrites split the file ($exts extents)" test "$exts" -gt 8
+sum=$(sums $MNT/o/f0)
+heat_up $MNT/o/f0
+run_pass
+is "the overwritten file moves to NVMe as a whole (filefrag + btrfs-map-logical)" \
+	"$(fast_bytes $MNT/o/f0)" $M
+is "...with its data unchanged" "$(sums $MNT/o/f0)" "$sum"
+is "...and no extent of it counted as shared" "$(stat_of skipped_shared)" 0
+
+# ---- asynchronous direct I/O ----
+make_files $MNT/a 2 4096K
+sync
+for engine in libaio io_uring; do
+	f=$MNT/a/f0
+	[ $engine = io_uring ] && f=$MNT/a/f1
+	r0=$(dbg_inode $f 3)
+	fio --name=$engine --filename=$f --size=4M --rw=read --bs=64k \
+		--ioengine=$engine --iodepth=8 --direct=1 --loops=4 \
+		>/tmp/fio.$engine 2>&1
+	check "fio $engine direct reads run" grep -q "READ:" /tmp/fio.$engine
+	r1=$(dbg_inode $f 3)
+	check "$engine direct reads are counted (reads ${r0:-none} -> ${r1:-none})" \
+		test "${r1:-0}" -ge 256
+done
+run_pass
+is "a file read with libaio moves to NVMe" "$(fast_bytes $MNT/a/f0)" $M
+is "a file read with io_uring moves to NVMe" "$(fast_bytes $MNT/a/f1)" $M
+fio --name=w --filename=$MNT/a/f0 --size=4M --rw=write --bs=64k \
+	--ioengine=io_uring --iodepth=8 --direct=1 >/dev/null 2>&1
+check "io_uring direct writes are counted too" \
+	test "$(dbg_inode $MNT/a/f0 4)" -ge 64
+
+# ---- opts decide promotion, not whether cold data may leave ----
+heatctl set-opts track $MNT/o/f0
+demote_all
+d0=$(stat_of demoted_bytes)
+run_pass
+is "a promoted file set to 'track' by its owner is still demoted when cold" \
+	"$(fast_bytes $MNT/o/f0)" 0
+check "...and counted as demoted" test "$(stat_of demoted_bytes)" -gt "$d0"
+defaults
+umount $MNT
+
+# ---- more hot ranges already in place than one pass gathers ----
+fresh_fs hotdatamove
+S=$(hot_sysfs)
+echo 4096 >$S/range_size
+make_files $MNT/h 1 20480K
+make_files $MNT/w 1 4096K
+sync
+heat_up $MNT/h/f0 32
+run_pass
+is "20 MiB of 4 KiB hot ranges promoted (5120 ranges)" \
+	"$(fast_bytes $MNT/h/f0)" $((5 * M))
+heat_up $MNT/h/f0 32
+heat_up $MNT/w/f0 20
+run_pass
+is "a hot file behind 5120 hotter ranges already on NVMe still moves" \
+	"$(fast_bytes $MNT/w/f0)" $M
+umount $MNT
+
+# ---- balance and device remove while passes run back to back ----
+small_fs
+S=$(hot_sysfs)
+make_files $MNT/b 12 4096K
+sync
+for i in 0 1 2 3 4 5; do heat_up $MNT/b/f$i 4; done
+run_pass
+check "six files promoted before the balance" \
+	test "$(stat_of promoted_bytes)" -ge $((6 * M))
+before=$(sums $MNT/b/f*)
+# Keep the fast tier above its high watermark: every pass demotes.
+demote_all
+touch /tmp/loop
+(while [ -e /tmp/loop ]; do echo 1 >$S/mover_run 2>/dev/null; done) &
+lpid=$!
+check "a data balance runs beside back-to-back passes" \
+	btrfs balance start -d $MNT
+check "btrfs device remove of the NVMe runs beside them" \
+	btrfs device remove "$FAST_DEV" $MNT
+rm -f /tmp/loop
+wait $lpid
+is "the filesystem stayed writable (no abort)" \
+	"$(grep " $MNT " /proc/mounts | cut -d' ' -f4 | cut -d, -f1)" rw
+is "every checksum is unchanged" "$(sums $MNT/b/f*)" "$before"
+check "scrub is clean" btrfs scrub start -B $MNT
+umount $MNT
+check "btrfs check is clean" btrfs check "$SLOW_DEV"
+
+# ---- eviction of heat items while the same files are reopened ----
+fresh_fs hotdatatrack
+S=$(hot_sysfs)
+echo 4096 >$S/range_size
+echo 131072 >$S/mem_limit
+i=0
+mkdir $MNT/e
+while [ $i -lt 200 ]; do
+	dd if=/dev/urandom of=$MNT/e/f$i bs=16k count=1 2>/dev/null
+	i=$((i + 1))
+done
+sync
+n=0
+while [ $n -lt 15 ]; do
+	cat $MNT/e/f* >/dev/null &
+	cat $MNT/e/f* >/dev/null
+	echo 2 >/proc/sys/vm/drop_caches
+	wait
+	n=$((n + 1))
+done
+check "heat items were evicted while files were reopened" \
+	test "$(cat $S/nr_evicted)" -gt 0
+umount $MNT
+check "btrfs check is clean after the eviction stress" btrfs check "$SLOW_DEV"
+
+# ---- sysfs readers across unmounts ----
+mkfs.btrfs -q -f -K -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" || bail "mkfs"
+uuid=$(btrfs filesystem show "$SLOW_DEV" | sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p')
+S=/sys/fs/btrfs/$uuid/hot
+touch /tmp/readers
+(while [ -e /tmp/readers ]; do cat $S/mover_stats $S/mover_state; done) \
+	>/dev/null 2>&1 &
+r1=$!
+(while [ -e /tmp/readers ]; do echo 1 >$S/mover_run; done) >/dev/null 2>&1 &
+r2=$!
+n=0
+ok_mounts=0
+while [ $n -lt 20 ]; do
+	mount -o hotdatamove "$SLOW_DEV" $MNT && ok_mounts=$((ok_mounts + 1))
+	umount $MNT
+	n=$((n + 1))
+done
+rm -f /tmp/readers
+wait $r1 $r2
+is "20 mounts and unmounts with sysfs readers and mover_run writers" \
+	$ok_mounts 20
+
+# ---- unmount while the mover is throttled behind a buffered copy ----
+mount -o hotdatamove "$SLOW_DEV" $MNT
+S=$(hot_sysfs)
+make_files $MNT/u 8 4096K
+sync
+echo 4194304 >/proc/sys/vm/dirty_bytes
+echo 1048576 >/proc/sys/vm/dirty_background_bytes
+hung=0
+n=0
+while [ $n -lt 3 ] && [ $hung = 0 ]; do
+	for i in 0 1 2 3 4 5 6 7; do heat_up $MNT/u/f$i 5; done
+	dd if=/dev/zero of=$MNT/copy$n bs=1M count=192 2>/dev/null
+	(echo 1 >$S/mover_run) 2>/dev/null &
+	w=0
+	while [ "$(stat_of pass_in_progress)" != 1 ] && [ $w -lt 50 ]; do
+		sleep 0.1
+		w=$((w + 1))
+	done
+	inpass=$(stat_of pass_in_progress)
+	umount $MNT &
+	upid=$!
+	w=0
+	while kill -0 $upid 2>/dev/null && [ $w -lt 120 ]; do
+		sleep 1
+		w=$((w + 1))
+	done
+	if kill -0 $upid 2>/dev/null; then
+		hung=1
+		break
+	fi
+	diag "round $n: a pass was in progress at the unmount: $inpass; unmount took ${w}s"
+	wait
+	mount -o hotdatamove "$SLOW_DEV" $MNT
+	n=$((n + 1))
+done
+is "unmount during a throttled pass never hangs (3 rounds, 120 s each)" $hung 0
+[ $hung = 1 ] && bail "umount hung; the guest cannot go on"
+echo 0 >/proc/sys/vm/dirty_bytes
+echo 0 >/proc/sys/vm/dirty_background_bytes
+echo 20 >/proc/sys/vm/dirty_ratio
+echo 10 >/proc/sys/vm/dirty_background_ratio
+check "scrub is clean" btrfs scrub start -B $MNT
+umount $MNT
+check "btrfs check is clean" btrfs check "$SLOW_DEV"
+done_testing
