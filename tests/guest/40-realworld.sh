@@ -54,6 +54,8 @@ is "the overwritten file moves to NVMe as a whole (filefrag + btrfs-map-logical)
 	"$(fast_bytes $MNT/o/f0)" $M
 is "...with its data unchanged" "$(sums $MNT/o/f0)" "$sum"
 is "...and no extent of it counted as shared" "$(stat_of skipped_shared)" 0
+is "...and the pass rewrote exactly what landed on NVMe" \
+	"$(stat_of rewritten_bytes)" "$(stat_of promoted_bytes)"
 
 # ---- asynchronous direct I/O ----
 make_files $MNT/a 2 4096K
@@ -105,6 +107,20 @@ heat_up $MNT/w/f0 20
 run_pass
 is "a hot file behind 5120 hotter ranges already on NVMe still moves" \
 	"$(fast_bytes $MNT/w/f0)" $M
+umount $MNT
+
+# ---- raid1 data spans both tiers: nothing can change tier ----
+umount $MNT 2>/dev/null
+mkfs.btrfs -q -f -K -b 512M -d raid1 -m raid1 "$SLOW_DEV" "$FAST_DEV" || bail "mkfs"
+mount -o hotdatamove "$SLOW_DEV" $MNT || bail "mount"
+S=$(hot_sysfs)
+make_files $MNT/r 1 4096K
+sync
+heat_up $MNT/r/f0
+run_pass
+is "with raid1 data over one SATA and one NVMe device a pass says why it idles" \
+	"$(stat_of last_pass_result)" profile
+is "...and rewrites nothing" "$(stat_of rewritten_bytes)" 0
 umount $MNT
 
 # ---- balance and device remove while passes run back to back ----
