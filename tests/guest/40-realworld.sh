@@ -81,14 +81,49 @@ fio --name=w --filename=$MNT/a/f0 --size=4M --rw=write --bs=64k \
 check "io_uring direct writes are counted too" \
 	test "$(dbg_inode $MNT/a/f0 4)" -ge 64
 
-# ---- opts decide promotion, not whether cold data may leave ----
+# ---- a compressed file ----
+touch $MNT/z
+btrfs property set $MNT/z compression zlib
+dd if=/dev/zero of=$MNT/z bs=1M count=4 2>/dev/null
+sync
+check "the file is stored compressed (filefrag: encoded)" \
+	sh -c "filefrag -v $MNT/z | grep -q encoded"
+zsum=$(sums $MNT/z)
+# Direct reads of compressed data fall back to buffered ones; read from
+# disk each time so that every read is counted. A read of a compressed
+# extent fills the page cache for the whole extent, so one sequential read
+# counts only one to three accesses per 1 MiB range: read it 24 times.
+i=0
+while [ $i -lt 24 ]; do
+	drop_caches
+	cat $MNT/z >/dev/null
+	i=$((i + 1))
+done
+run_pass
+is "a compressed hot file moves to NVMe" "$(fast_bytes $MNT/z)" $M
+check "...still compressed" sh -c "filefrag -v $MNT/z | grep -q encoded"
+is "...with its data unchanged" "$(sums $MNT/z)" "$zsum"
+
+# ---- demotion: opts do not pin, shared extents are not unshared ----
+xfs_io -f -c "reflink $MNT/a/f1 0 0 $M" $MNT/a/f1r >/dev/null
 heatctl set-opts track $MNT/o/f0
 demote_all
 d0=$(stat_of demoted_bytes)
+sk=$(stat_of skipped_shared)
 run_pass
 is "a promoted file set to 'track' by its owner is still demoted when cold" \
 	"$(fast_bytes $MNT/o/f0)" 0
 check "...and counted as demoted" test "$(stat_of demoted_bytes)" -gt "$d0"
+is "a cold compressed file is demoted whole (its disk size is not its span)" \
+	"$(fast_bytes $MNT/z)" 0
+is "...with its data unchanged" "$(sums $MNT/z)" "$zsum"
+is "a reflinked file on NVMe is not demoted through one of its files" \
+	"$(fast_bytes $MNT/a/f1)" $M
+is "...so it still shares one physical extent with its clone" \
+	"$(filefrag -v $MNT/a/f1 | awk '$1 == "0:" { print $4 }')" \
+	"$(filefrag -v $MNT/a/f1r | awk '$1 == "0:" { print $4 }')"
+check "...and the mover counts it as shared" \
+	test "$(stat_of skipped_shared)" -gt "$sk"
 defaults
 umount $MNT
 
