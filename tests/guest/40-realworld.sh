@@ -4,8 +4,9 @@
 # io_uring, a file whose owner set btrfs.hot=track after it was promoted,
 # more hot ranges already in place than a pass gathers at once, balance
 # and device remove under back-to-back passes, eviction of heat items
-# while files are reopened, sysfs readers across unmounts, and an unmount
-# while the mover is throttled behind a large buffered copy.
+# while files are reopened, a SATA disk filled with ordinary data, sysfs
+# readers across unmounts, and an unmount while the mover is throttled
+# behind a large buffered copy.
 . /test/lib/tap.sh
 . /test/lib/guest.sh
 . /test/lib/heat.sh
@@ -212,6 +213,56 @@ check "heat items were evicted while files were reopened" \
 	test "$(cat $S/nr_evicted)" -gt 0
 umount $MNT
 check "btrfs check is clean after the eviction stress" btrfs check "$SLOW_DEV"
+
+# ---- a full SATA disk still leaves raid1 metadata a chunk ----
+# Ordinary data goes to the slow tier. When data chunks took the SATA disk
+# to its last byte, raid1 metadata, which needs room on both devices, could
+# get no new chunk while the NVMe disk was nearly empty: ENOSPC with free
+# space on df. Fill 2 GiB (1 GiB per device) with ordinary data.
+unalloc() {
+	btrfs device usage -b $MNT | awk -v d="$1," '
+		/^\/dev\// { cur = ($1 == d) }
+		cur && $1 == "Unallocated:" { print $2 }'
+}
+umount $MNT 2>/dev/null
+mkfs.btrfs -q -f -K -b 1G -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" || bail "mkfs"
+mkdir -p $MNT
+mount -o hotdatamove "$SLOW_DEV" $MNT || bail "mount"
+fails=0
+for n in $(seq 1 22); do
+	dd if=/dev/zero of=$MNT/fill$n bs=1M count=64 conv=fsync 2>/dev/null ||
+		fails=$((fails + 1))
+done
+is "1408 MiB of ordinary data fit in 2 GiB over two devices" $fails 0
+slow=$(unalloc "$SLOW_DEV")
+diag "unallocated after the fill: SATA $slow, NVMe $(unalloc "$FAST_DEV")"
+if [ "${slow:-0}" -ge $((128 << 20)) ]; then
+	ok "ordinary data leaves room for metadata on the SATA disk"
+else
+	not_ok "ordinary data leaves room for metadata on the SATA disk (${slow:-?} bytes)"
+fi
+check "a metadata balance, which needs a new raid1 chunk, succeeds" \
+	btrfs balance start -m $MNT
+# Now to the end: data spills to both devices, metadata keeps its room.
+n=0
+while dd if=/dev/zero of=$MNT/more$n bs=1M count=64 conv=fsync 2>/dev/null; do
+	n=$((n + 1))
+done
+fails=0
+for n in $(seq 1 300); do
+	head -c 2000 /dev/urandom >$MNT/small$n 2>/dev/null || fails=$((fails + 1))
+done
+is "300 small files are created when data has filled the filesystem" $fails 0
+left=$(($(unalloc "$SLOW_DEV") + $(unalloc "$FAST_DEV")))
+diag "unallocated at the end: $left bytes"
+if [ $left -le $((64 << 20)) ]; then
+	ok "data filled both devices to the end"
+else
+	not_ok "data filled both devices to the end ($left bytes unallocated)"
+fi
+sync
+umount $MNT
+check "btrfs check is clean after the fill" btrfs check "$SLOW_DEV"
 
 # ---- sysfs readers across unmounts ----
 mkfs.btrfs -q -f -K -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" || bail "mkfs"
