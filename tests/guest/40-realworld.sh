@@ -128,6 +128,59 @@ check "...and the mover counts it as shared" \
 defaults
 umount $MNT
 
+# ---- a user defrag of the same file during a promotion ----
+# The target tier belongs to the range the mover rewrites, not to the file:
+# a defrag of a cold part of the file, written back while the mover
+# promotes the hot part, goes where ordinary data goes.
+# frag FILE OFF: rewrite the 64 KiB at OFF with 16 direct 4 KiB writes, odd
+# blocks first, so that no two neighbouring blocks are neighbours on disk
+# and defrag has 16 extents to merge.
+frag() {
+	local cmds="" b
+	for b in 1 3 5 7 9 11 13 15 0 2 4 6 8 10 12 14; do
+		cmds="$cmds -c 'pwrite -q -b 4k $(($2 + b * 4096)) 4k'"
+	done
+	eval xfs_io -d $cmds "$1"
+}
+# extents_from FILE OFF: extents of FILE that start at byte OFF or later.
+extents_from() {
+	filefrag -v "$1" | awk -v from=$(($2 / 4096)) '$1 ~ /^[0-9]+:$/ {
+		s = $2; sub(/\.\..*/, "", s); if (s + 0 >= from) n++ }
+		END { print n + 0 }'
+}
+fresh_fs hotdatamove
+S=$(hot_sysfs)
+make_files $MNT/d 1 56M
+drop_caches
+i=0
+while [ $i -lt 5 ]; do
+	dd if=$MNT/d/f0 of=/dev/null bs=64k count=512 iflag=direct 2>/dev/null
+	i=$((i + 1))
+done
+(echo 1 >$S/mover_run) &
+mover=$!
+overlap=0
+runs=0
+while kill -0 $mover 2>/dev/null || [ $runs = 0 ]; do
+	off=$(((40 << 20) + (runs % 256) * 65536))
+	frag $MNT/d/f0 $off
+	[ "$(stat_of pass_in_progress)" = 1 ] && overlap=$((overlap + 1))
+	btrfs filesystem defragment -f -s $off -l 64K $MNT/d/f0
+	runs=$((runs + 1))
+done
+wait $mover
+diag "user defrags: $runs, $overlap of them started during the pass"
+diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
+check "user defrags of the cold part ran during the pass" test $overlap -gt 0
+n=$(extents_from $MNT/d/f0 $((40 << 20)))
+diag "extents in the cold part: $n after $runs runs of 16 writes"
+check "...and merged what they fragmented" test $n -lt $((runs * 4))
+is "the hot 32 MiB moved to NVMe" "$(fast_bytes $MNT/d/f0 0 $((32 << 20)))" \
+	$((32 << 20))
+is "the defragged cold part stayed on the SATA disk" \
+	"$(fast_bytes $MNT/d/f0 $((40 << 20)))" 0
+umount $MNT
+
 # ---- more hot ranges already in place than one pass gathers ----
 fresh_fs hotdatamove
 S=$(hot_sysfs)

@@ -67,12 +67,16 @@ as_user() {
 	su -s /bin/sh tester -c "$*"
 }
 
-# fast_bytes FILE: bytes of FILE on $FAST_DEV, from FIEMAP (filefrag) and
-# btrfs-map-logical, tools that know nothing of the mover.
+# fast_bytes FILE [FROM [TO]]: bytes of FILE on $FAST_DEV, from FIEMAP
+# (filefrag) and btrfs-map-logical, tools that know nothing of the mover;
+# only extents that start at file byte FROM or later and before TO.
 fast_bytes() {
 	local total=0 phys len dev
 	sync
-	for ext in $(filefrag -v "$1" | awk '$1 ~ /^[0-9]+:$/ {
+	for ext in $(filefrag -v "$1" | awk -v from=$((${2:-0} / 4096)) \
+		-v to=$((${3:-0} / 4096)) '$1 ~ /^[0-9]+:$/ {
+		s = $2; sub(/\.\..*/, "", s);
+		if (s + 0 < from || (to > 0 && s + 0 >= to)) next;
 		p = $4; sub(/\.\..*/, "", p); l = $6; sub(/:/, "", l);
 		print p ":" l }'); do
 		phys=${ext%:*}
