@@ -142,6 +142,14 @@ frag() {
 	done
 	eval xfs_io -d $cmds "$1"
 }
+# heat_head FILE: read the first 32 MiB of FILE five times, directly.
+heat_head() {
+	local i=0
+	while [ $i -lt 5 ]; do
+		dd if="$1" of=/dev/null bs=64k count=512 iflag=direct 2>/dev/null
+		i=$((i + 1))
+	done
+}
 # extents_from FILE OFF: extents of FILE that start at byte OFF or later.
 extents_from() {
 	filefrag -v "$1" | awk -v from=$(($2 / 4096)) '$1 ~ /^[0-9]+:$/ {
@@ -152,11 +160,7 @@ fresh_fs hotdatamove
 S=$(hot_sysfs)
 make_files $MNT/d 1 56M
 drop_caches
-i=0
-while [ $i -lt 5 ]; do
-	dd if=$MNT/d/f0 of=/dev/null bs=64k count=512 iflag=direct 2>/dev/null
-	i=$((i + 1))
-done
+heat_head $MNT/d/f0
 (echo 1 >$S/mover_run) &
 mover=$!
 overlap=0
@@ -179,6 +183,40 @@ is "the hot 32 MiB moved to NVMe" "$(fast_bytes $MNT/d/f0 0 $((32 << 20)))" \
 	$((32 << 20))
 is "the defragged cold part stayed on the SATA disk" \
 	"$(fast_bytes $MNT/d/f0 $((40 << 20)))" 0
+
+# A compressing defrag of the cold end of a file leaves dirty pages in the
+# file's one large extent; defrag used to skip the whole extent for them,
+# so the mover rewrote nothing of the hot part and called the tier full.
+dd if=/dev/zero of=$MNT/d/z bs=1M count=56 2>/dev/null
+sync
+heat_head $MNT/d/z
+(echo 1 >$S/mover_run) &
+mover=$!
+btrfs filesystem defragment -czlib -s 40M -l 16M $MNT/d/z
+wait $mover
+sync
+is "a compressing defrag of the cold end does not keep the hot part from moving" \
+	"$(fast_bytes $MNT/d/z 0 $((32 << 20)))" $((32 << 20))
+
+# Dirty pages in each hot range: defrag leaves them alone and they are
+# written where ordinary data goes. That is a busy range, not a full tier.
+make_files $MNT/p 1 16M
+sync
+heat_up $MNT/p/f0 5
+i=0
+while [ $i -lt 16 ]; do
+	dd if=/dev/zero of=$MNT/p/f0 bs=4k count=1 seek=$((i * 256 + 128)) \
+		conv=notrunc 2>/dev/null
+	i=$((i + 1))
+done
+ff=$(stat_of fast_full)
+busy=$(stat_of skipped_busy)
+run_pass
+is "dirty pages in hot ranges do not end the pass as fast-full" \
+	"$(stat_of last_pass_result) $(stat_of fast_full)" "done $ff"
+check "...they count as busy" test "$(stat_of skipped_busy)" -ge $((busy + 16))
+run_pass
+is "...and the next pass moves the ranges" "$(fast_bytes $MNT/p/f0)" $((16 << 20))
 umount $MNT
 
 # ---- more hot ranges already in place than one pass gathers ----
