@@ -5,7 +5,7 @@
 # this shared machine under TCG are noise.
 set -u
 cd "$(dirname "$0")/../.."
-echo "1..6"
+echo "1..8"
 n=0
 t() { # t DESC CONDITION...
 	local d=$1; shift
@@ -13,6 +13,19 @@ t() { # t DESC CONDITION...
 	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; fi
 }
 out=build/bench-quick
+mkdir -p build/logs
+# A failed guest run must fail the benchmark, with or without progress
+# lines (a stand-in guest that exits 3).
+stub=$(mktemp)
+trap 'rm -f "$stub"' EXIT
+for lines in "echo '# progress'" ":"; do
+	printf '#!/bin/sh\n%s\nexit 3\n' "$lines" >"$stub"
+	chmod +x "$stub"
+	RUN_GUEST=$stub QUICK=1 benchmarks/run >build/logs/bench-fail.host 2>&1
+	rc=$?
+	t "benchmarks/run fails when the guest fails ($([ "$lines" = : ] && echo silent || echo with output); status $rc)" \
+		bash -c "[ $rc != 0 ] && grep -q 'the guest run failed (status 3)' build/logs/bench-fail.host"
+done
 rm -rf "$out"
 QUICK=1 benchmarks/run >build/logs/bench-quick.host 2>&1
 rc=$?
