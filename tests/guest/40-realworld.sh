@@ -2,6 +2,7 @@
 # The mover on the files people have, and the lifetime bugs a review found
 # (issue #10): a file overwritten in place, files read with libaio and
 # io_uring, a file whose owner set btrfs.hot=track after it was promoted,
+# files shared with a read-only snapshot and with reflinks,
 # more hot ranges already in place than a pass gathers at once, balance
 # and device remove under back-to-back passes, eviction of heat items
 # while files are reopened, a SATA disk filled with ordinary data, sysfs
@@ -106,6 +107,8 @@ check "...still compressed" sh -c "filefrag -v $MNT/z | grep -q encoded"
 is "...with its data unchanged" "$(sums $MNT/z)" "$zsum"
 
 # ---- demotion: opts do not pin, shared extents are not unshared ----
+# The reflinked file is not rewritten through one of its files; once the
+# rest of its block group has been demoted, the group is relocated.
 xfs_io -f -c "reflink $MNT/a/f1 0 0 $M" $MNT/a/f1r >/dev/null
 heatctl set-opts track $MNT/o/f0
 demote_all
@@ -118,15 +121,71 @@ check "...and counted as demoted" test "$(stat_of demoted_bytes)" -gt "$d0"
 is "a cold compressed file is demoted whole (its disk size is not its span)" \
 	"$(fast_bytes $MNT/z)" 0
 is "...with its data unchanged" "$(sums $MNT/z)" "$zsum"
-is "a reflinked file on NVMe is not demoted through one of its files" \
-	"$(fast_bytes $MNT/a/f1)" $M
+is "a cold reflinked file leaves NVMe with its block group, as the only data left there" \
+	"$(fast_bytes $MNT/a/f1) $(stat_of relocated_groups)" "0 1"
 is "...so it still shares one physical extent with its clone" \
-	"$(filefrag -v $MNT/a/f1 | awk '$1 == "0:" { print $4 }')" \
-	"$(filefrag -v $MNT/a/f1r | awk '$1 == "0:" { print $4 }')"
+	"$(phys $MNT/a/f1)" \
+	"$(phys $MNT/a/f1r)"
 check "...and the mover counts it as shared" \
 	test "$(stat_of skipped_shared)" -gt "$sk"
 defaults
 umount $MNT
+
+# ---- snapshots and reflinks move with their block group ----
+# Shared extents are not rewritten through one file; a block group made
+# mostly of them is relocated, as balance would, so that every reference,
+# the read-only snapshot's too, points to the one new copy.
+small_fs
+S=$(hot_sysfs)
+btrfs subvolume create $MNT/sv >/dev/null
+make_files $MNT/sv 4 4096K
+xfs_io -f -c "reflink $MNT/sv/f0 0 0 $M" $MNT/sv/f0r >/dev/null
+sync
+btrfs subvolume snapshot -r $MNT/sv $MNT/ro >/dev/null
+sync
+ssum=$(sums $MNT/sv/f* $MNT/ro/f*)
+du0=$(shared_du $MNT/sv)
+for i in 0 1 2 3; do heat_up $MNT/sv/f$i 5; done
+# Read the read-only snapshot all through the pass.
+(
+	while [ ! -e /tmp/stop.ro ]; do
+		cat $MNT/ro/f* >/dev/null || { echo fail >/tmp/ro.fail; break; }
+	done
+) &
+reader=$!
+rm -f /tmp/stop.ro /tmp/ro.fail
+sk=$(stat_of skipped_shared)
+run_pass
+touch /tmp/stop.ro
+wait $reader
+diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
+check "the pass found the shared extents" test "$(stat_of skipped_shared)" -gt "$sk"
+is "...and relocated their block group" "$(stat_of relocated_groups)" 1
+is "a hot file shared with a read-only snapshot moves to NVMe (filefrag + btrfs-map-logical)" \
+	"$(fast_bytes $MNT/sv/f1)" $M
+is "...and its snapshot's copy is the same extent" "$(phys $MNT/ro/f1)" "$(phys $MNT/sv/f1)"
+is "a hot reflinked file moves to NVMe" "$(fast_bytes $MNT/sv/f0)" $M
+is "...and its clone and snapshot copy still share its extent" \
+	"$(phys $MNT/sv/f0r) $(phys $MNT/ro/f0)" "$(phys $MNT/sv/f0) $(phys $MNT/sv/f0)"
+is "btrfs filesystem du: shared bytes unchanged" "$(shared_du $MNT/sv)" "$du0"
+is "the read-only snapshot read without error throughout" \
+	"$(cat /tmp/ro.fail 2>/dev/null)" ""
+is "...and every file reads its data" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$ssum"
+demote_all
+d0=$(stat_of demoted_bytes)
+run_pass
+diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
+is "cold shared files leave NVMe with their block group" \
+	"$(fast_bytes $MNT/sv/f0) $(fast_bytes $MNT/sv/f1)" "0 0"
+check "...counted as demoted" test "$(stat_of demoted_bytes)" -gt "$d0"
+is "...still one extent for the file, its clone and its snapshot" \
+	"$(phys $MNT/sv/f0r) $(phys $MNT/ro/f0)" "$(phys $MNT/sv/f0) $(phys $MNT/sv/f0)"
+is "...and shared bytes unchanged" "$(shared_du $MNT/sv)" "$du0"
+is "...with every file's data unchanged" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$ssum"
+defaults
+check "scrub is clean after the relocations" btrfs scrub start -B $MNT
+umount $MNT
+check "btrfs check is clean after the relocations" btrfs check "$SLOW_DEV"
 
 # ---- a user defrag of the same file during a promotion ----
 # The target tier belongs to the range the mover rewrites, not to the file:

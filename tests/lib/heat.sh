@@ -88,6 +88,13 @@ fast_bytes() {
 	echo $total
 }
 
+# phys FILE: the physical block where FILE's first extent starts (FIEMAP);
+# files that share that extent print the same.
+phys() { filefrag -v "$1" | awk '$1 == "0:" { print $4 }'; }
+
+# shared_du DIR: the bytes 'btrfs filesystem du' counts as shared in DIR.
+shared_du() { btrfs filesystem du -s --raw "$1" | awk 'NR == 2 { print $3 }'; }
+
 # stat_of NAME: one counter of hot/mover_stats.
 stat_of() {
 	awk -v k="$1" '$1 == k { print $2 }' "$(hot_sysfs)/mover_stats"
