@@ -243,6 +243,11 @@ echo 4K >$S/range_size
 direct_reads $MNT/m/f0 8192
 n=$(wc -l <"$(hot_debugfs)/range_data")
 check "range_data streams all $n lines of a large dump" test "$n" -gt 8192
+# A read at another position would make seq_file show every line before it,
+# walking the whole index under the tree lock: the files cannot seek.
+is "a positioned read of range_data is refused (ESPIPE)" \
+	"$(xfs_io -r -c 'pread -q 65536 4096' "$(hot_debugfs)/range_data" 2>&1 |
+		grep -c 'Illegal seek')" 1
 check "unmount" umount $MNT
 check "btrfs check is clean" btrfs check $SLOW_DEV
 done_testing

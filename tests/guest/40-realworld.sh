@@ -2,7 +2,8 @@
 # The mover on the files people have, and the lifetime bugs a review found
 # (issue #10): a file overwritten in place, files read with libaio and
 # io_uring, a file whose owner set btrfs.hot=track after it was promoted,
-# files shared with a read-only snapshot and with reflinks,
+# files shared with a read-only snapshot and with reflinks (and an
+# unmount while their block group is relocated),
 # more hot ranges already in place than a pass gathers at once, balance
 # and device remove under back-to-back passes, eviction of heat items
 # while files are reopened, a SATA disk filled with ordinary data, sysfs
@@ -186,6 +187,44 @@ defaults
 check "scrub is clean after the relocations" btrfs scrub start -B $MNT
 umount $MNT
 check "btrfs check is clean after the relocations" btrfs check "$SLOW_DEV"
+
+# ---- unmount while a block group is being relocated ----
+# The stop cancels the relocation as a balance cancel would; the group
+# keeps its data and the files read what they held.
+small_fs
+S=$(hot_sysfs)
+btrfs subvolume create $MNT/sv >/dev/null
+make_files $MNT/sv 12 4096K
+sync
+btrfs subvolume snapshot -r $MNT/sv $MNT/ro >/dev/null
+sync
+usum=$(sums $MNT/sv/f* $MNT/ro/f*)
+for i in 0 1 2 3 4 5 6 7 8 9 10 11; do heat_up $MNT/sv/f$i 5; done
+r0=$(dmesg | grep -c "relocating block group")
+(echo 1 >$S/mover_run) 2>/dev/null &
+w=0
+while [ "$(dmesg | grep -c "relocating block group")" = "$r0" ] && [ $w -lt 600 ]; do
+	sleep 0.1
+	w=$((w + 1))
+done
+check "a relocation of the shared files' block group started" \
+	test "$(dmesg | grep -c "relocating block group")" -gt "$r0"
+is "...and the pass was still running when the unmount began" \
+	"$(stat_of pass_in_progress)" 1
+umount $MNT &
+upid=$!
+w=0
+while kill -0 $upid 2>/dev/null && [ $w -lt 120 ]; do
+	sleep 1
+	w=$((w + 1))
+done
+is "unmount during a relocation returns (within 120 s)" "$(kill -0 $upid 2>/dev/null && echo hung)" ""
+wait
+diag "unmount took ${w}s; $(dmesg | grep -E "relocat|mover" | tail -3 | tr '\n' ' ')"
+check "btrfs check is clean after the interrupted relocation" btrfs check "$SLOW_DEV"
+mount -o hotdatamove "$SLOW_DEV" $MNT || bail "mount"
+is "...and every file reads its data" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$usum"
+umount $MNT
 
 # ---- a user defrag of the same file during a promotion ----
 # The target tier belongs to the range the mover rewrites, not to the file:
