@@ -2,8 +2,6 @@
 # The mover on the files people have, and the lifetime bugs a review found
 # (issue #10): a file overwritten in place, files read with libaio and
 # io_uring, a file whose owner set btrfs.hot=track after it was promoted,
-# files shared with a read-only snapshot and with reflinks (and an
-# unmount while their block group is relocated),
 # more hot ranges already in place than a pass gathers at once, balance
 # and device remove under back-to-back passes, eviction of heat items
 # while files are reopened, a SATA disk filled with ordinary data, sysfs
@@ -14,31 +12,6 @@
 . /test/lib/heat.sh
 
 M=4194304	# bytes per test file
-
-# small_fs: a two-device btrfs with 512 MiB per device, so that a few
-# files put the fast tier above a 1 % high watermark.
-small_fs() {
-	umount $MNT 2>/dev/null
-	mkfs.btrfs -q -f -K -b 512M -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" ||
-		bail "mkfs failed"
-	mkdir -p $MNT
-	mount -o hotdatamove "$SLOW_DEV" $MNT || bail "mount failed"
-}
-
-# demote_all / defaults: mover knobs that demote everything on the fast
-# tier and promote nothing, and back.
-demote_all() {
-	echo 0 >$S/mover_low_watermark
-	echo 1 >$S/mover_high_watermark
-	echo 250 >$S/mover_promote_temp
-	echo 249 >$S/mover_demote_temp
-}
-defaults() {
-	echo 64 >$S/mover_demote_temp
-	echo 96 >$S/mover_promote_temp
-	echo 90 >$S/mover_high_watermark
-	echo 80 >$S/mover_low_watermark
-}
 
 # ---- a file overwritten in place (databases, VM images) ----
 small_fs
@@ -130,100 +103,6 @@ is "...so it still shares one physical extent with its clone" \
 check "...and the mover counts it as shared" \
 	test "$(stat_of skipped_shared)" -gt "$sk"
 defaults
-umount $MNT
-
-# ---- snapshots and reflinks move with their block group ----
-# Shared extents are not rewritten through one file; a block group made
-# mostly of them is relocated, as balance would, so that every reference,
-# the read-only snapshot's too, points to the one new copy.
-small_fs
-S=$(hot_sysfs)
-btrfs subvolume create $MNT/sv >/dev/null
-make_files $MNT/sv 4 4096K
-xfs_io -f -c "reflink $MNT/sv/f0 0 0 $M" $MNT/sv/f0r >/dev/null
-sync
-btrfs subvolume snapshot -r $MNT/sv $MNT/ro >/dev/null
-sync
-ssum=$(sums $MNT/sv/f* $MNT/ro/f*)
-du0=$(shared_du $MNT/sv)
-for i in 0 1 2 3; do heat_up $MNT/sv/f$i 5; done
-# Read the read-only snapshot all through the pass.
-(
-	while [ ! -e /tmp/stop.ro ]; do
-		cat $MNT/ro/f* >/dev/null || { echo fail >/tmp/ro.fail; break; }
-	done
-) &
-reader=$!
-rm -f /tmp/stop.ro /tmp/ro.fail
-sk=$(stat_of skipped_shared)
-run_pass
-touch /tmp/stop.ro
-wait $reader
-diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
-check "the pass found the shared extents" test "$(stat_of skipped_shared)" -gt "$sk"
-is "...and relocated their block group" "$(stat_of relocated_groups)" 1
-is "a hot file shared with a read-only snapshot moves to NVMe (filefrag + btrfs-map-logical)" \
-	"$(fast_bytes $MNT/sv/f1)" $M
-is "...and its snapshot's copy is the same extent" "$(phys $MNT/ro/f1)" "$(phys $MNT/sv/f1)"
-is "a hot reflinked file moves to NVMe" "$(fast_bytes $MNT/sv/f0)" $M
-is "...and its clone and snapshot copy still share its extent" \
-	"$(phys $MNT/sv/f0r) $(phys $MNT/ro/f0)" "$(phys $MNT/sv/f0) $(phys $MNT/sv/f0)"
-is "btrfs filesystem du: shared bytes unchanged" "$(shared_du $MNT/sv)" "$du0"
-is "the read-only snapshot read without error throughout" \
-	"$(cat /tmp/ro.fail 2>/dev/null)" ""
-is "...and every file reads its data" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$ssum"
-demote_all
-d0=$(stat_of demoted_bytes)
-run_pass
-diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
-is "cold shared files leave NVMe with their block group" \
-	"$(fast_bytes $MNT/sv/f0) $(fast_bytes $MNT/sv/f1)" "0 0"
-check "...counted as demoted" test "$(stat_of demoted_bytes)" -gt "$d0"
-is "...still one extent for the file, its clone and its snapshot" \
-	"$(phys $MNT/sv/f0r) $(phys $MNT/ro/f0)" "$(phys $MNT/sv/f0) $(phys $MNT/sv/f0)"
-is "...and shared bytes unchanged" "$(shared_du $MNT/sv)" "$du0"
-is "...with every file's data unchanged" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$ssum"
-defaults
-check "scrub is clean after the relocations" btrfs scrub start -B $MNT
-umount $MNT
-check "btrfs check is clean after the relocations" btrfs check "$SLOW_DEV"
-
-# ---- unmount while a block group is being relocated ----
-# The stop cancels the relocation as a balance cancel would; the group
-# keeps its data and the files read what they held.
-small_fs
-S=$(hot_sysfs)
-btrfs subvolume create $MNT/sv >/dev/null
-make_files $MNT/sv 12 4096K
-sync
-btrfs subvolume snapshot -r $MNT/sv $MNT/ro >/dev/null
-sync
-usum=$(sums $MNT/sv/f* $MNT/ro/f*)
-for i in 0 1 2 3 4 5 6 7 8 9 10 11; do heat_up $MNT/sv/f$i 5; done
-r0=$(dmesg | grep -c "relocating block group")
-(echo 1 >$S/mover_run) 2>/dev/null &
-w=0
-while [ "$(dmesg | grep -c "relocating block group")" = "$r0" ] && [ $w -lt 600 ]; do
-	sleep 0.1
-	w=$((w + 1))
-done
-check "a relocation of the shared files' block group started" \
-	test "$(dmesg | grep -c "relocating block group")" -gt "$r0"
-is "...and the pass was still running when the unmount began" \
-	"$(stat_of pass_in_progress)" 1
-umount $MNT &
-upid=$!
-w=0
-while kill -0 $upid 2>/dev/null && [ $w -lt 120 ]; do
-	sleep 1
-	w=$((w + 1))
-done
-is "unmount during a relocation returns (within 120 s)" "$(kill -0 $upid 2>/dev/null && echo hung)" ""
-wait
-diag "unmount took ${w}s; $(dmesg | grep -E "relocat|mover" | tail -3 | tr '\n' ' ')"
-check "btrfs check is clean after the interrupted relocation" btrfs check "$SLOW_DEV"
-mount -o hotdatamove "$SLOW_DEV" $MNT || bail "mount"
-is "...and every file reads its data" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$usum"
 umount $MNT
 
 # ---- a user defrag of the same file during a promotion ----

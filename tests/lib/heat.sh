@@ -124,3 +124,28 @@ sums() {
 		echo "$(dd if="$f" bs=4M iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1) $f"
 	done
 }
+
+# small_fs: a two-device btrfs with 512 MiB per device, so that a few
+# files put the fast tier above a 1 % high watermark.
+small_fs() {
+	umount $MNT 2>/dev/null
+	mkfs.btrfs -q -f -K -b 512M -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" ||
+		bail "mkfs failed"
+	mkdir -p $MNT
+	mount -o hotdatamove "$SLOW_DEV" $MNT || bail "mount failed"
+}
+
+# demote_all / defaults: mover knobs (in $S, the hot/ sysfs directory)
+# that demote everything on the fast tier and promote nothing, and back.
+demote_all() {
+	echo 0 >$S/mover_low_watermark
+	echo 1 >$S/mover_high_watermark
+	echo 250 >$S/mover_promote_temp
+	echo 249 >$S/mover_demote_temp
+}
+defaults() {
+	echo 64 >$S/mover_demote_temp
+	echo 96 >$S/mover_promote_temp
+	echo 90 >$S/mover_high_watermark
+	echo 80 >$S/mover_low_watermark
+}

@@ -1,0 +1,146 @@
+#!/bin/sh
+# Moves of whole block groups and allocation on a crowded fast tier
+# (issue #10): files shared with a read-only snapshot and with reflinks
+# move with their block group and stay shared, an unmount during such a
+# relocation loses nothing, and a fast tier whose free space is all in
+# small holes still takes promotions.
+. /test/lib/tap.sh
+. /test/lib/guest.sh
+. /test/lib/heat.sh
+
+M=4194304	# bytes per test file
+
+# ---- snapshots and reflinks move with their block group ----
+# Shared extents are not rewritten through one file; a block group made
+# mostly of them is relocated, as balance would, so that every reference,
+# the read-only snapshot's too, points to the one new copy.
+small_fs
+S=$(hot_sysfs)
+btrfs subvolume create $MNT/sv >/dev/null
+make_files $MNT/sv 4 4096K
+xfs_io -f -c "reflink $MNT/sv/f0 0 0 $M" $MNT/sv/f0r >/dev/null
+sync
+btrfs subvolume snapshot -r $MNT/sv $MNT/ro >/dev/null
+sync
+ssum=$(sums $MNT/sv/f* $MNT/ro/f*)
+du0=$(shared_du $MNT/sv)
+for i in 0 1 2 3; do heat_up $MNT/sv/f$i 5; done
+# Read the read-only snapshot all through the pass.
+(
+	while [ ! -e /tmp/stop.ro ]; do
+		cat $MNT/ro/f* >/dev/null || { echo fail >/tmp/ro.fail; break; }
+	done
+) &
+reader=$!
+rm -f /tmp/stop.ro /tmp/ro.fail
+sk=$(stat_of skipped_shared)
+run_pass
+touch /tmp/stop.ro
+wait $reader
+diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
+check "the pass found the shared extents" test "$(stat_of skipped_shared)" -gt "$sk"
+is "...and relocated their block group" "$(stat_of relocated_groups)" 1
+is "a hot file shared with a read-only snapshot moves to NVMe (filefrag + btrfs-map-logical)" \
+	"$(fast_bytes $MNT/sv/f1)" $M
+is "...and its snapshot's copy is the same extent" "$(phys $MNT/ro/f1)" "$(phys $MNT/sv/f1)"
+is "a hot reflinked file moves to NVMe" "$(fast_bytes $MNT/sv/f0)" $M
+is "...and its clone and snapshot copy still share its extent" \
+	"$(phys $MNT/sv/f0r) $(phys $MNT/ro/f0)" "$(phys $MNT/sv/f0) $(phys $MNT/sv/f0)"
+is "btrfs filesystem du: shared bytes unchanged" "$(shared_du $MNT/sv)" "$du0"
+is "the read-only snapshot read without error throughout" \
+	"$(cat /tmp/ro.fail 2>/dev/null)" ""
+is "...and every file reads its data" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$ssum"
+demote_all
+d0=$(stat_of demoted_bytes)
+run_pass
+diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
+is "cold shared files leave NVMe with their block group" \
+	"$(fast_bytes $MNT/sv/f0) $(fast_bytes $MNT/sv/f1)" "0 0"
+check "...counted as demoted" test "$(stat_of demoted_bytes)" -gt "$d0"
+is "...still one extent for the file, its clone and its snapshot" \
+	"$(phys $MNT/sv/f0r) $(phys $MNT/ro/f0)" "$(phys $MNT/sv/f0) $(phys $MNT/sv/f0)"
+is "...and shared bytes unchanged" "$(shared_du $MNT/sv)" "$du0"
+is "...with every file's data unchanged" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$ssum"
+defaults
+check "scrub is clean after the relocations" btrfs scrub start -B $MNT
+umount $MNT
+check "btrfs check is clean after the relocations" btrfs check "$SLOW_DEV"
+
+# ---- unmount while a block group is being relocated ----
+# The stop cancels the relocation as a balance cancel would; the group
+# keeps its data and the files read what they held.
+small_fs
+S=$(hot_sysfs)
+btrfs subvolume create $MNT/sv >/dev/null
+make_files $MNT/sv 12 4096K
+sync
+btrfs subvolume snapshot -r $MNT/sv $MNT/ro >/dev/null
+sync
+usum=$(sums $MNT/sv/f* $MNT/ro/f*)
+for i in 0 1 2 3 4 5 6 7 8 9 10 11; do heat_up $MNT/sv/f$i 5; done
+r0=$(dmesg | grep -c "relocating block group")
+(echo 1 >$S/mover_run) 2>/dev/null &
+w=0
+while [ "$(dmesg | grep -c "relocating block group")" = "$r0" ] && [ $w -lt 600 ]; do
+	sleep 0.1
+	w=$((w + 1))
+done
+check "a relocation of the shared files' block group started" \
+	test "$(dmesg | grep -c "relocating block group")" -gt "$r0"
+is "...and the pass was still running when the unmount began" \
+	"$(stat_of pass_in_progress)" 1
+umount $MNT &
+upid=$!
+w=0
+while kill -0 $upid 2>/dev/null && [ $w -lt 120 ]; do
+	sleep 1
+	w=$((w + 1))
+done
+is "unmount during a relocation returns (within 120 s)" "$(kill -0 $upid 2>/dev/null && echo hung)" ""
+wait
+diag "unmount took ${w}s; $(dmesg | grep -E "relocat|mover" | tail -3 | tr '\n' ' ')"
+check "btrfs check is clean after the interrupted relocation" btrfs check "$SLOW_DEV"
+mount -o hotdatamove "$SLOW_DEV" $MNT || bail "mount"
+is "...and every file reads its data" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$usum"
+umount $MNT
+
+# ---- a fragmented fast tier ----
+# Fast free space in 512 KiB holes only, and the mover rewrites 1 MiB
+# ranges: a tier-restricted allocation must
+# try smaller extents on the fast tier before it falls back to any tier,
+# as btrfs_reserve_extent() does, or every promotion lands on the SATA
+# disk and the pass calls a tier with room full. The NVMe is filled with
+# 512 KiB files while it is set to be the slow tier, so that ordinary
+# writes go there; then every other file is deleted.
+small_fs
+S=$(hot_sysfs)
+D=/sys/fs/btrfs/$(fs_uuid)/devinfo
+echo slow >$D/2/tier
+echo fast >$D/1/tier
+make_files $MNT/k 880 512K
+sync
+i=0
+while [ $i -lt 880 ]; do
+	rm -f $MNT/k/f$i
+	i=$((i + 2))
+done
+sync
+echo auto >$D/2/tier
+echo auto >$D/1/tier
+unalloc_nv=$(btrfs device usage -b $MNT | awk -v dev="$FAST_DEV" '$0 ~ dev { d = 1 } d && /Unallocated/ { print $2; exit }')
+diag "NVMe unallocated after the fill: $unalloc_nv bytes; $(btrfs filesystem df -b $MNT | tr '\n' ' ')"
+check "the NVMe has no room for a new data chunk beyond its reserve" \
+	test "$unalloc_nv" -le $((64 << 20))
+make_files $MNT/g 1 16M
+sync
+heat_up $MNT/g/f0 5
+ff=$(stat_of fast_full)
+run_pass
+diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
+is "a hot 16 MiB file moves into 512 KiB holes of the fast tier" \
+	"$(fast_bytes $MNT/g/f0)" $((16 << 20))
+is "...and the pass does not call the fast tier full" "$(stat_of fast_full)" "$ff"
+exts=$(filefrag $MNT/g/f0 | awk '{ print $2 }')
+check "...in pieces the size of the holes (filefrag: $exts extents)" test "$exts" -ge 32
+umount $MNT
+done_testing
