@@ -141,6 +141,9 @@ is "a hot 16 MiB file moves into 512 KiB holes of the fast tier" \
 	"$(fast_bytes $MNT/g/f0)" $((16 << 20))
 is "...and the pass does not call the fast tier full" "$(stat_of fast_full)" "$ff"
 exts=$(filefrag $MNT/g/f0 | awk '{ print $2 }')
-check "...in pieces the size of the holes (filefrag: $exts extents)" test "$exts" -ge 32
+# The mover rewrites 1 MiB ranges: more than 16 extents means some range
+# was allocated in pieces smaller than it, in the holes.
+check "...in pieces smaller than its 1 MiB ranges (filefrag: $exts extents)" \
+	test "$exts" -gt 16
 umount $MNT
 done_testing
