@@ -3,6 +3,7 @@
 #   make demo     build everything, boot a guest, show the story
 #   make test     every test: host checks, KUnit, in-guest suites
 #   make bench    benchmarks (QUICK=1 for a smoke run)
+#   make soak     long fault and stress runs (tests/soak) on a KASAN kernel
 #   make kernel   kernel tree in build/linux and both guest kernels
 #   make export   write build/linux's commits back to patches/ and migrate/
 #   make guest SCRIPT=path [KERNEL=lean|debug] [TIMEOUT=s]
@@ -21,7 +22,7 @@ DEPS := linux-source-6.1 gcc make bc bison flex libelf-dev libssl-dev ccache \
 	cppcheck python3-ply python3-git jq attr
 
 .PHONY: all deps kernel kernel-tree kernel-lean kernel-debug initramfs guest \
-	test demo bench export heatctl clean distclean
+	test soak kernel-kasan demo bench export heatctl clean distclean
 
 all: kernel initramfs
 
@@ -46,6 +47,9 @@ kernel-lean: kernel-tree
 kernel-debug: kernel-tree
 	@qemu-topology/kernel.sh build debug
 
+kernel-kasan: kernel-tree
+	@qemu-topology/kernel.sh build kasan
+
 kernel: kernel-lean kernel-debug
 
 heatctl:
@@ -64,6 +68,10 @@ guest: kernel-$(KERNEL) initramfs
 test: deps
 	@$(MAKE) -s kernel initramfs
 	@python3 tests/run $(TESTS)
+
+soak: deps
+	@$(MAKE) -s kernel-kasan initramfs
+	@GUEST_KERNEL=kasan SUITES=tests/soak GUEST_TIMEOUT=3600 python3 tests/run $(TESTS)
 
 demo: deps
 	@$(MAKE) -s kernel-lean initramfs

@@ -5,7 +5,8 @@
 #                             make it a git repository whose first commit is
 #                             the pristine source, apply patches/ and migrate/
 #   kernel.sh build FLAVOUR   configure (tinyconfig + fragments) and build
-#                             build/bzImage-FLAVOUR, FLAVOUR = lean | debug
+#                             build/bzImage-FLAVOUR, FLAVOUR = lean | debug |
+#                             kasan (debug with KASAN, for soak runs only)
 #   kernel.sh export          write the commits of build/linux back to
 #                             patches/ and migrate/ with git format-patch
 #
@@ -123,10 +124,11 @@ check_config() {
 }
 
 cmd_build() {
-	local flavour=${1:-} out stamp want cc jobs
+	local flavour=${1:-} out stamp want cc jobs frags
 	case "$flavour" in
-	lean | debug) ;;
-	*) die "usage: kernel.sh build lean|debug" ;;
+	lean | debug) frags=("$cfgdir/base.config" "$cfgdir/$flavour.config") ;;
+	kasan) frags=("$cfgdir/base.config" "$cfgdir/debug.config" "$cfgdir/kasan.config") ;;
+	*) die "usage: kernel.sh build lean|debug|kasan" ;;
 	esac
 	[ -d "$tree/.git" ] || die "no kernel tree: run 'make kernel'"
 	out=$build/out-$flavour
@@ -134,7 +136,7 @@ cmd_build() {
 	want=$( {
 		git -C "$tree" rev-parse HEAD
 		git -C "$tree" status --porcelain
-		cat "$cfgdir/base.config" "$cfgdir/$flavour.config"
+		cat "${frags[@]}"
 	} | sha256sum | cut -d' ' -f1)
 	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
 		[ -f "$build/bzImage-$flavour" ] &&
@@ -159,10 +161,10 @@ cmd_build() {
 	local tmp=$build/.config-$flavour.tmp
 	"${kmake[@]}" KCONFIG_CONFIG=.config.heat tinyconfig >/dev/null
 	(cd "$out" && KCONFIG_CONFIG=.config.heat "$tree/scripts/kconfig/merge_config.sh" -m -O "$out" \
-		"$out/.config.heat" "$cfgdir/base.config" "$cfgdir/$flavour.config" >/dev/null)
+		"$out/.config.heat" "${frags[@]}" >/dev/null)
 	"${kmake[@]}" KCONFIG_CONFIG=.config.heat olddefconfig >/dev/null
 	cp "$out/.config.heat" "$tmp"
-	check_config "$tmp" "$cfgdir/base.config" "$cfgdir/$flavour.config"
+	check_config "$tmp" "${frags[@]}"
 	if ! cmp -s "$tmp" "$out/.config"; then
 		cp "$tmp" "$out/.config"
 	fi

@@ -248,6 +248,12 @@ check "range_data streams all $n lines of a large dump" test "$n" -gt 8192
 is "a positioned read of range_data is refused (ESPIPE)" \
 	"$(xfs_io -r -c 'pread -q 65536 4096' "$(hot_debugfs)/range_data" 2>&1 |
 		grep -c 'Illegal seek')" 1
+# io_uring hands a read's position to the file as given, without the
+# nonseekable check of pread().
+check "...and so is an io_uring read at a position" \
+	sh -c "fio --name=pos --filename=$(hot_debugfs)/range_data --readonly \
+		--ioengine=io_uring --rw=read --bs=4k --size=64k --offset=65536 \
+		--number_ios=1 2>&1 | grep -q 'err=29.*Illegal seek'"
 check "unmount" umount $MNT
 check "btrfs check is clean" btrfs check $SLOW_DEV
 done_testing

@@ -3,7 +3,10 @@
 # (issue #10): files shared with a read-only snapshot and with reflinks
 # move with their block group and stay shared, an unmount during such a
 # relocation loses nothing, and a fast tier whose free space is all in
-# small holes still takes promotions.
+# small holes still takes promotions. A snapshot's extents that no file
+# refers to any more leave the fast tier with their group; a pass on a
+# frozen filesystem, or whose relocation cannot land on the fast tier,
+# puts the relocation off instead of failing or repeating it.
 . /test/lib/tap.sh
 . /test/lib/guest.sh
 . /test/lib/heat.sh
@@ -33,6 +36,16 @@ for i in 0 1 2 3; do heat_up $MNT/sv/f$i 5; done
 ) &
 reader=$!
 rm -f /tmp/stop.ro /tmp/ro.fail
+# A frozen filesystem: the relocation is put off, which is no error.
+fsfreeze --freeze $MNT
+e0=$(stat_of errors)
+b0=$(stat_of skipped_busy)
+run_pass
+fz="$(stat_of relocated_groups) $(stat_of errors) $(stat_of last_pass_result)"
+fsfreeze --unfreeze $MNT
+check "a pass on a frozen filesystem tried to relocate the group (busy)" \
+	test "$(stat_of skipped_busy)" -gt "$b0"
+is "...relocated nothing and counted no error" "$fz" "0 $e0 done"
 sk=$(stat_of skipped_shared)
 run_pass
 touch /tmp/stop.ro
@@ -65,6 +78,52 @@ defaults
 check "scrub is clean after the relocations" btrfs scrub start -B $MNT
 umount $MNT
 check "btrfs check is clean after the relocations" btrfs check "$SLOW_DEV"
+
+# ---- what a snapshot alone holds after its file was overwritten ----
+# Overwriting a file of a snapshotted subvolume leaves the old extents to
+# the snapshot, referred to from its shared leaf by a shared (full)
+# backref: there is no file to rewrite them through and no heat to look
+# up. They count as cold, and leave the fast tier with their block group.
+small_fs
+S=$(hot_sysfs)
+D=/sys/fs/btrfs/$(fs_uuid)/devinfo
+btrfs subvolume create $MNT/sv >/dev/null
+# Enough inodes for a subvolume tree of two levels, whose leaves the
+# snapshot shares rather than copies.
+mkdir $MNT/sv/e
+i=0
+while [ $i -lt 400 ]; do
+	: >$MNT/sv/e/$i
+	i=$((i + 1))
+done
+# Written while the NVMe counts as the slow tier: ordinary data goes there.
+echo slow >$D/2/tier
+echo fast >$D/1/tier
+make_files $MNT/sv 4 4096K
+sync
+echo auto >$D/2/tier
+echo auto >$D/1/tier
+btrfs subvolume snapshot -r $MNT/sv $MNT/ro >/dev/null
+osum=$(sums $MNT/ro/f*)
+for i in 0 1 2 3; do
+	dd if=/dev/urandom of=$MNT/sv/f$i bs=1M count=4 conv=notrunc status=none
+done
+sync
+nsum=$(sums $MNT/sv/f*)
+is "the snapshot's copies are on NVMe, the overwritten files on SATA" \
+	"$(fast_bytes $MNT/ro/f0) $(fast_bytes $MNT/ro/f3) $(fast_bytes $MNT/sv/f0)" "$M $M 0"
+demote_all
+rg=$(stat_of relocated_groups)
+run_pass
+diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
+is "the snapshot's old copies leave NVMe with their block group" \
+	"$(fast_bytes $MNT/ro/f0) $(fast_bytes $MNT/ro/f1) $(fast_bytes $MNT/ro/f2) $(fast_bytes $MNT/ro/f3)" "0 0 0 0"
+is "...counted as one relocated group" "$(stat_of relocated_groups)" $((rg + 1))
+is "...with the snapshot's data unchanged" "$(sums $MNT/ro/f*)" "$osum"
+is "...and the overwritten files' too" "$(sums $MNT/sv/f*)" "$nsum"
+defaults
+umount $MNT
+check "btrfs check is clean after relocating the snapshot's extents" btrfs check "$SLOW_DEV"
 
 # ---- unmount while a block group is being relocated ----
 # The stop cancels the relocation as a balance cancel would; the group
@@ -145,5 +204,31 @@ exts=$(filefrag $MNT/g/f0 | awk '{ print $2 }')
 # was allocated in pieces smaller than it, in the holes.
 check "...in pieces smaller than its 1 MiB ranges (filefrag: $exts extents)" \
 	test "$exts" -gt 16
+# Relocation copies whole extents: 12 MiB extents do not fit 512 KiB holes
+# and land on the SATA disk again. No group moved, and the next pass must
+# not copy the group once more. (What the fill spilled to the SATA disk
+# shares its block group: the shared files must still be most of it.)
+btrfs subvolume create $MNT/sv >/dev/null
+make_files $MNT/sv 4 12M
+sync
+btrfs subvolume snapshot -r $MNT/sv $MNT/ro >/dev/null
+ssum=$(sums $MNT/sv/f* $MNT/ro/f*)
+for i in 0 1 2 3; do heat_up $MNT/sv/f$i 2; done
+rg=$(stat_of relocated_groups)
+ff=$(stat_of fast_full)
+r0=$(dmesg | grep -c "relocating block group")
+run_pass
+diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
+check "a relocation of the shared files' group was tried" \
+	test "$(dmesg | grep -c "relocating block group")" -gt "$r0"
+is "...its extents found no room on NVMe" "$(fast_bytes $MNT/sv/f0)" 0
+is "...so no group counts as relocated" "$(stat_of relocated_groups)" "$rg"
+check "...and the pass calls the fast tier full" test "$(stat_of fast_full)" -gt "$ff"
+r1=$(dmesg | grep -c "relocating block group")
+run_pass
+is "the next pass does not copy the group again" \
+	"$(dmesg | grep -c "relocating block group")" "$r1"
+is "every file reads its data" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$ssum"
 umount $MNT
+check "btrfs check is clean after the relocation that fell back" btrfs check "$SLOW_DEV"
 done_testing

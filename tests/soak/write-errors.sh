@@ -27,8 +27,8 @@ one() {
 		mkdir -p $MNT
 		mount -o hotdatamove,commit=5 "$SLOW_DEV" $MNT || bail mount
 		S=$(hot_sysfs)
-		echo 1 >$S/mover_promote_temp
 		echo 0 >$S/mover_demote_temp
+		echo 1 >$S/mover_promote_temp
 		echo 5 >$S/mover_low_watermark
 		echo 10 >$S/mover_high_watermark
 		make_files $MNT/d 8 4096K
