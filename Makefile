@@ -1,6 +1,8 @@
 # Hot-data tracking and tiering for btrfs: build, boot, test, demo.
 #
 #   make demo     build everything, boot a guest, show the story
+#   make check    quick host checks, no kernel build: heatctl, shellcheck,
+#                 the test runner itself, the ioctl ABI (about a minute)
 #   make test     every test: host checks, KUnit, in-guest suites
 #   make bench    benchmarks (QUICK=1 for a smoke run)
 #   make soak     long fault and stress runs (tests/soak) on a KASAN kernel
@@ -19,10 +21,12 @@ TOP := $(CURDIR)
 DEPS := linux-source-6.1 gcc make bc bison flex libelf-dev libssl-dev ccache \
 	cpio kmod python3 git qemu-system-x86 qemu-utils btrfs-progs busybox-static \
 	nvme-cli fio xfsprogs e2fsprogs dmsetup thin-provisioning-tools gnuplot-nox \
-	cppcheck python3-ply python3-git jq attr
+	cppcheck shellcheck python3-ply python3-git jq attr
+# What make check needs: no QEMU, no kernel build.
+CHECK_DEPS := linux-source-6.1 gcc make git python3 cppcheck shellcheck
 
 .PHONY: all deps kernel kernel-tree kernel-lean kernel-debug initramfs guest \
-	test soak kernel-kasan demo bench export heatctl clean distclean
+	check test soak kernel-kasan demo bench export heatctl clean distclean
 
 all: kernel initramfs
 
@@ -64,6 +68,10 @@ export:
 guest: kernel-$(KERNEL) initramfs
 	@[ -n "$(SCRIPT)" ] || { echo "usage: make guest SCRIPT=path [KERNEL=lean|debug] [TIMEOUT=s]" >&2; exit 2; }
 	@qemu-topology/run-guest.sh -k $(KERNEL) -t $(TIMEOUT) $(SCRIPT)
+
+check:
+	@$(MAKE) -s deps DEPS="$(CHECK_DEPS)"
+	@python3 tests/run --quick $(TESTS)
 
 test: deps
 	@$(MAKE) -s kernel initramfs

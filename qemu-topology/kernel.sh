@@ -152,7 +152,8 @@ cmd_build() {
 	export CCACHE_BASEDIR=$top
 	# Fixed build identity keeps ccache hits across rebuilds.
 	export KBUILD_BUILD_USER=heat KBUILD_BUILD_HOST=guest
-	export KBUILD_BUILD_TIMESTAMP="$(git -C "$tree" log -1 --format=%ci)"
+	KBUILD_BUILD_TIMESTAMP=$(git -C "$tree" log -1 --format=%ci)
+	export KBUILD_BUILD_TIMESTAMP
 	jobs=$(($(nproc) + 1))
 	local kmake=(make -s -C "$tree" O="$out" ARCH=x86_64 CC="$cc" HOSTCC="$cc")
 
@@ -179,7 +180,7 @@ cmd_build() {
 }
 
 cmd_export() {
-	local mark base
+	local mark
 	[ -d "$tree/.git" ] || die "no kernel tree: run 'make kernel'"
 	[ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] ||
 		die "build/linux has uncommitted changes: commit them first"

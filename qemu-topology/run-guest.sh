@@ -29,7 +29,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-flavour=lean timeout=600 name= keep=0 extra= quiet=0
+flavour=lean timeout=600 name="" keep=0 extra="" quiet=0
 SLOW_SIZE=${SLOW_SIZE:-8G}
 FAST_SIZE=${FAST_SIZE:-2G}
 SLOW_IOPS=${SLOW_IOPS:-100}
@@ -111,16 +111,16 @@ cmdline="console=ttyS0 panic=-1 oops=panic loglevel=7 printk.devkmsg=on $extra"
 [[ "$extra" == *kunit.* ]] || cmdline+=" kunit.filter_glob=heat-no-kunit-run"
 
 qemu=(
-	qemu-system-x86_64 -machine pc,accel=$accel -cpu max
+	qemu-system-x86_64 -machine "pc,accel=$accel" -cpu max
 	-smp "$GUEST_CPUS" -m "$GUEST_MEM"
 	-nodefaults -display none -no-reboot
 	-kernel "$kernel" -initrd "$work/initrd" -append "$cmdline"
 	-serial "file:$console" -serial "file:$output"
-	-device ahci,id=ahci0
+	-device "ahci,id=ahci0"
 	-drive "if=none,id=slow,file=$disks/slow.img,format=raw,cache=writeback,throttling.iops-total=$SLOW_IOPS,throttling.bps-total=$((SLOW_MBPS * 1000000))"
-	-device ide-hd,bus=ahci0.0,drive=slow,rotation_rate=7200,serial=heat-slow0,model=HEAT_SLOW_SATA
+	-device "ide-hd,bus=ahci0.0,drive=slow,rotation_rate=7200,serial=heat-slow0,model=HEAT_SLOW_SATA"
 	-drive "if=none,id=fast,file=$disks/fast.img,format=raw,cache=writeback"
-	-device nvme,drive=fast,serial=heat-fast0
+	-device "nvme,drive=fast,serial=heat-fast0"
 )
 
 start=$SECONDS

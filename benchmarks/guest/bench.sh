@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck shell=dash
 # The benchmarks, run inside the guest by benchmarks/run. Results go to
 # the output as lines "@@JSON <name> <json>"; progress as "# ..." lines.
 # HEAT_quick=1 (heat.quick=1 on the kernel command line) makes a smoke

@@ -1,4 +1,6 @@
 #!/bin/sh
+# HEAT_cycle and HEAT_delay come from heat.* on the kernel command line.
+# shellcheck disable=SC2154
 # One power cut during mover passes (run by tests/host/crash.sh). The first
 # run makes the filesystem and records checksums; every run heats half of
 # the files and runs a whole pass, heats the other half, starts a pass and

@@ -65,10 +65,10 @@ is "top as an unprivileged user fails with status 1" "$rc" 1
 is "status says the mover is off with hotdatatrack alone" \
 	"$(heatctl status $MNT | sed -n 's/^state: *//p')" off
 is "status --json agrees with sysfs mover_state" \
-	"$(heatctl status --json $MNT | jq -r .state)" "$(cat $(hot_sysfs)/mover_state)"
+	"$(heatctl status --json $MNT | jq -r .state)" "$(cat "$(hot_sysfs)/mover_state")"
 is "status --json passes agree with sysfs mover_stats" \
 	"$(heatctl status --json $MNT | jq -r .passes)" \
-	"$(awk '$1 == "passes" { print $2 }' $(hot_sysfs)/mover_stats)"
+	"$(awk '$1 == "passes" { print $2 }' "$(hot_sysfs)/mover_stats")"
 out=$(heatctl migrate $MNT 2>&1); rc=$?
 check "migrate without hotdatamove fails (1) and names the mount option" \
 	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'hotdatamove'"

@@ -14,9 +14,9 @@ S=$(hot_sysfs)
 is "the mover runs on a hotdatamove mount" "$(cat $S/mover_state)" running
 is "the default interval is 300 seconds" "$(cat $S/mover_interval)" 300
 is "the NVMe is the fast tier" \
-	"$(cat /sys/fs/btrfs/$(fs_uuid)/devinfo/2/tier)" "fast (auto)"
+	"$(cat "/sys/fs/btrfs/$(fs_uuid)/devinfo/2/tier")" "fast (auto)"
 is "the SATA disk is the slow tier" \
-	"$(cat /sys/fs/btrfs/$(fs_uuid)/devinfo/1/tier)" "slow (auto)"
+	"$(cat "/sys/fs/btrfs/$(fs_uuid)/devinfo/1/tier")" "slow (auto)"
 
 make_files $MNT/d 8 4096K
 sync
@@ -160,6 +160,7 @@ fio --name=v --filename=$MNT/d/f6 --size=4M --rw=randwrite --bs=4k \
 	--ioengine=psync --verify=crc32c --do_verify=1 --loops=4 \
 	--output=/tmp/fio.out >/dev/null 2>&1 &
 fpid=$!
+p0=$(stat_of promoted_bytes)
 n=0
 while kill -0 $fpid 2>/dev/null && [ $n -lt 20 ]; do
 	heat_up $MNT/d/f6 1
@@ -168,6 +169,8 @@ while kill -0 $fpid 2>/dev/null && [ $n -lt 20 ]; do
 done
 wait $fpid
 is "fio with verification on a file being moved ends clean ($n passes)" "$?" 0
+check "...and the passes during the writes moved its rewritten ranges" \
+	test "$(stat_of promoted_bytes)" -gt "$p0"
 
 # ---- unmount in the middle of a pass ----
 make_files $MNT/u 8 4096K
@@ -175,16 +178,25 @@ sync
 for i in 0 1 2 3 4 5 6 7; do heat_up $MNT/u/f$i 2; done
 after=$(sums $MNT/d/f0 $MNT/d/f1 $MNT/d/f2 $MNT/sv2/f0 $MNT/u/f*)
 (echo 1 >$S/mover_run) 2>/dev/null &
+check "a pass is in progress" wait_in_pass
 sleep 1
+is "...and still is when the unmount begins" "$(stat_of pass_in_progress)" 1
 check "unmount during a pass succeeds" umount $MNT
 wait
 check "btrfs check is clean after the mid-pass unmount" btrfs check "$SLOW_DEV"
 mount -o hotdatamove "$SLOW_DEV" $MNT
 is "every checksum is intact after the mid-pass unmount" \
 	"$(sums $MNT/d/f0 $MNT/d/f1 $MNT/d/f2 $MNT/sv2/f0 $MNT/u/f*)" "$after"
-for i in 0 1 2 3 4 5 6 7; do heat_up $MNT/u/f$i 2; done
-(echo 1 >$(hot_sysfs)/mover_run) 2>/dev/null &
-sleep 1
+moved=0
+for i in 0 1 2 3 4 5 6 7; do moved=$((moved + $(fast_bytes $MNT/u/f$i))); done
+diag "bytes of u/ on NVMe after the mid-pass unmount: $moved of $((8 * M))"
+check "...the pass had moved part of u/ to NVMe when the unmount stopped it" \
+	test "$moved" -gt 0
+make_files $MNT/r 8 4096K
+sync
+for i in 0 1 2 3 4 5 6 7; do heat_up $MNT/r/f$i 2; done
+(echo 1 >"$(hot_sysfs)/mover_run") 2>/dev/null &
+check "a pass is in progress" wait_in_pass
 check "remount,ro during a pass succeeds" mount -o remount,ro $MNT
 wait
 mount -o remount,rw $MNT

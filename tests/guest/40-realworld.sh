@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck shell=dash
 # The mover on the files people have, and the lifetime bugs a review found
 # (issue #10): a file overwritten in place, files read with libaio and
 # io_uring, a file whose owner set btrfs.hot=track after it was promoted,

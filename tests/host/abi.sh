@@ -3,7 +3,7 @@
 # kernel's include/uapi/linux/btrfs.h in build/linux: ioctl numbers, struct
 # sizes, every field's offset and size, and the flag and option values.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 tree=build/linux
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -33,10 +33,28 @@ int main(void)
 	return 0;
 }
 C
-# The kernel's header, reached as <linux/btrfs.h> before the system's.
+# The kernel's header, reached as <linux/btrfs.h> before the system's:
+# build/linux's after make kernel; without a tree (make check), 6.1's
+# headers from the Debian source tarball with the series' hunks for them.
 mkdir -p "$tmp/inc/linux"
-cp "$tree/include/uapi/linux/btrfs.h" "$tree/include/uapi/linux/btrfs_tree.h" "$tmp/inc/linux/"
+if [ -d "$tree/include" ]; then
+	cp "$tree/include/uapi/linux/btrfs.h" "$tree/include/uapi/linux/btrfs_tree.h" "$tmp/inc/linux/"
+	echo "# headers of $tree"
+else
+	mkdir "$tmp/src"
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$tmp/src" --strip-components=1 \
+		linux-source-6.1/include/uapi/linux/btrfs.h linux-source-6.1/include/uapi/linux/btrfs_tree.h
+	for dir in patches migrate; do
+		sed -e '/^#/d' -e '/^$/d' "$dir/series" | while read -r p; do
+			(cd "$tmp/src" && git apply --include='include/uapi/linux/btrfs*.h' \
+				"$OLDPWD/$dir/$p") || echo "$dir/$p does not apply" >>"$tmp/apply"
+		done
+	done
+	cp "$tmp/src/include/uapi/linux/btrfs.h" "$tmp/src/include/uapi/linux/btrfs_tree.h" "$tmp/inc/linux/"
+	echo "# headers of linux-source-6.1 with the series applied"
+fi
 ok=1
+[ -s "$tmp/apply" ] && { cat "$tmp/apply" >"$tmp/err"; ok=0; }
 gcc -Ulinux -D__user= -I"$tmp/inc" -DHEADER='<linux/btrfs.h>' -o "$tmp/kernel" "$tmp/dump.c" 2>"$tmp/err" || ok=0
 gcc -Iuserspace -DHEADER='"heat-ioctl.h"' -o "$tmp/ours" "$tmp/dump.c" 2>>"$tmp/err" || ok=0
 if [ $ok = 1 ]; then

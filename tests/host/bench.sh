@@ -4,8 +4,8 @@
 # a RESULTS.md with the three tables. No timing is asserted: timings on
 # this shared machine under TCG are noise.
 set -u
-cd "$(dirname "$0")/../.."
-echo "1..8"
+cd "$(dirname "$0")/../.." || exit 1
+echo "1..9"
 n=0
 t() { # t DESC CONDITION...
 	local d=$1; shift
@@ -26,7 +26,14 @@ for lines in "echo '# progress'" ":"; do
 	t "benchmarks/run fails when the guest fails ($([ "$lines" = : ] && echo silent || echo with output); status $rc)" \
 		bash -c "[ $rc != 0 ] && grep -q 'the guest run failed (status 3)' build/logs/bench-fail.host"
 done
-rm -rf "$out"
+# A guest run that succeeds while its kernel reports a problem fails too
+# (a stand-in guest that leaves a KASAN report in its console log).
+printf '#!/bin/sh\necho "[ 9.1] BUG: KASAN: use-after-free in f+0x1/0x2" >build/logs/bench-quick.console\n' >"$stub"
+RUN_GUEST=$stub QUICK=1 benchmarks/run >build/logs/bench-fail.host 2>&1
+rc=$?
+t "benchmarks/run fails when the kernel reported a problem (status $rc)" \
+	bash -c "[ $rc != 0 ] && grep -q 'the kernel reported a problem' build/logs/bench-fail.host"
+rm -rf "$out" build/logs/bench-quick.console
 QUICK=1 benchmarks/run >build/logs/bench-quick.host 2>&1
 rc=$?
 sed 's/^/# /' build/logs/bench-quick.host | tail -25

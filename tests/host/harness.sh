@@ -3,7 +3,7 @@
 # guest as failures with a clear message, each within its time limit, and
 # passes the tier device names to the script.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 run=qemu-topology/run-guest.sh
 echo "1..7"
 n=0

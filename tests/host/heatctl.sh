@@ -2,7 +2,7 @@
 # heatctl builds with -Wall -Wextra -Werror, its unit tests pass and
 # cppcheck has nothing to say.
 set -u
-cd "$(dirname "$0")/../../userspace"
+cd "$(dirname "$0")/../../userspace" || exit 1
 echo "1..3"
 if make -s heatctl tests/test-util >/tmp/heatctl-build.log 2>&1; then
 	echo "ok 1 - heatctl builds with -Wall -Wextra -Werror"

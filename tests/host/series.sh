@@ -6,7 +6,7 @@
 # the directories it touches are compiled with the debug config, warnings
 # as errors.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 top=$PWD
 tree=$top/build/linux
 wt=$top/build/series-check

@@ -1,3 +1,4 @@
+# shellcheck shell=dash
 # Helpers for in-guest scripts (busybox sh).
 
 # make_files DIR COUNT SIZE: COUNT files of random data of SIZE (dd units,

@@ -1,3 +1,4 @@
+# shellcheck shell=dash
 # Helpers for the hot data tests (busybox sh). Needs tap.sh.
 
 MNT=/mnt/t
@@ -100,9 +101,29 @@ stat_of() {
 	awk -v k="$1" '$1 == k { print $2 }' "$(hot_sysfs)/mover_stats"
 }
 
-# run_pass: one mover pass now, through sysfs; fails if the write fails.
+# run_pass: one mover pass now, through sysfs. A pass that did not run
+# (the write failed, or the pass counter did not move) is a failed test of
+# its own, so that no check after it can pass because nothing ran.
 run_pass() {
-	echo 1 >"$(hot_sysfs)/mover_run"
+	local n0 n1 rc
+	n0=$(stat_of passes)
+	rc=0
+	echo 1 >"$(hot_sysfs)/mover_run" || rc=1
+	n1=$(stat_of passes)
+	[ "$rc" = 0 ] && [ "${n1:-0}" -gt "${n0:-0}" ] && return 0
+	not_ok "a mover pass ran (mover_run failed: $rc, passes $n0 -> $n1)"
+	return 1
+}
+
+# wait_in_pass [TENTHS]: wait until a pass is in progress (mover_stats
+# pass_in_progress), at most TENTHS tenths of a second (default 100).
+wait_in_pass() {
+	local w=0
+	while [ "$(stat_of pass_in_progress)" != 1 ] && [ $w -lt "${1:-100}" ]; do
+		sleep 0.1
+		w=$((w + 1))
+	done
+	[ "$(stat_of pass_in_progress)" = 1 ]
 }
 
 # heat_up FILE [TIMES]: read all of FILE directly TIMES times (default 4),

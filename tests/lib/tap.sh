@@ -1,3 +1,4 @@
+# shellcheck shell=dash
 # TAP helpers for in-guest test scripts (busybox sh). Source it, call
 # plan N (or done_testing at the end), then ok/not_ok/check/is.
 #
