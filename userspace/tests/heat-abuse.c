@@ -5,12 +5,23 @@
  * in-guest tests, which compare each line with the documented errno.
  *
  *	heat-abuse <file> <directory>
+ *	heat-abuse fuzz <rounds> <seed> <path>...
+ *
+ * The fuzz mode sends each path, opened read-only, <rounds> calls of the
+ * three ioctls, and of their numbers with wrong argument sizes, with random
+ * argument bytes, random flags and reserved fields, and pointers that are
+ * NULL, wild or run into an unmapped page. It prints one line per path,
+ * call and result, "<path index> <call> <errno name> <count>", and
+ * "unexpected ..." for any errno the ioctls do not document.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "heat-ioctl.h"
@@ -31,6 +42,124 @@ static const char *errname(int err)
 	}
 }
 
+/* What the hot data ioctls may answer, and ENOTTY from other files. */
+static int documented(int err)
+{
+	switch (err) {
+	case 0: case EFAULT: case EINVAL: case EPERM: case EACCES:
+	case ENOTTY: case EISDIR: case EOPNOTSUPP: case EROFS:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+enum { CALL_INFO, CALL_GET, CALL_SET, CALL_SIZE, NR_CALLS };
+static const char *const call_names[NR_CALLS] = {
+	"info", "get-opts", "set-opts", "wrong-size"
+};
+#define NR_ERRS 64
+
+static unsigned long fuzz_cmd(int call)
+{
+	static const unsigned int nrs[] = { 47, 48, 51 };
+	unsigned int size;
+
+	switch (call) {
+	case CALL_INFO: return BTRFS_IOC_GET_HEAT_INFO;
+	case CALL_GET: return BTRFS_IOC_GET_HEAT_OPTS;
+	case CALL_SET: return BTRFS_IOC_SET_HEAT_OPTS;
+	default:
+		/* Only the numbers of these ioctls: others may act on the fs. */
+		do {
+			size = rand() % 256;
+		} while (size == sizeof(struct btrfs_ioctl_heat_info) ||
+			 size == sizeof(struct btrfs_ioctl_heat_opts));
+		return _IOC(rand() % 4, BTRFS_IOCTL_MAGIC, nrs[rand() % 3], size);
+	}
+}
+
+/* An argument for one call: mostly plausible, sometimes hostile. */
+static void *fuzz_arg(unsigned char *buf, size_t len, unsigned char *map,
+		      long page)
+{
+	struct btrfs_ioctl_heat_opts *opts = (void *)buf;
+	unsigned char *tail;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = rand();
+	switch (rand() % 8) {
+	case 0: return NULL;
+	case 1: return (void *)(uintptr_t)(rand() % 4096);
+	case 2:	/* random bytes that run into the PROT_NONE page */
+		tail = map + page - 1 - rand() % 32;
+		memcpy(tail, buf, map + page - tail);
+		return tail;
+	case 3:	/* valid flags and opts, random reserved fields */
+		opts->flags = 0;
+		opts->opts = rand() % 4;
+		return buf;
+	case 4:	/* all zero but for one random bit */
+		memset(buf, 0, len);
+		buf[rand() % 64] = 1 << (rand() % 8);
+		return buf;
+	case 5:
+		memset(buf, 0, len);
+		return buf;
+	default:
+		return buf;
+	}
+}
+
+static int fuzz(int rounds, unsigned int seed, int npaths, char **paths)
+{
+	static unsigned int count[NR_CALLS][NR_ERRS];
+	unsigned char *map, buf[256];
+	int p, r, call, err, e, unexpected = 0;
+	long page = sysconf(_SC_PAGESIZE);
+
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED || mprotect(map + page, page, PROT_NONE)) {
+		perror("mmap");
+		return 1;
+	}
+	srand(seed);
+	for (p = 0; p < npaths; p++) {
+		int fd = open(paths[p], O_RDONLY | O_NONBLOCK | O_NOCTTY);
+
+		if (fd < 0) {
+			perror(paths[p]);
+			return 1;
+		}
+		memset(count, 0, sizeof(count));
+		for (r = 0; r < rounds; r++) {
+			unsigned long cmd;
+			void *arg;
+
+			call = rand() % NR_CALLS;
+			cmd = fuzz_cmd(call);
+			arg = fuzz_arg(buf, sizeof(buf), map, page);
+			err = ioctl(fd, cmd, arg) < 0 ? errno : 0;
+			if (!documented(err)) {
+				printf("unexpected %d %s %s\n", p, call_names[call],
+				       errname(err));
+				unexpected++;
+			}
+			count[call][err < NR_ERRS ? err : 0]++;
+		}
+		for (call = 0; call < NR_CALLS; call++)
+			for (e = 0; e < NR_ERRS; e++)
+				if (count[call][e])
+					printf("%d %s %s %u\n", p, call_names[call],
+					       errname(e), count[call][e]);
+		close(fd);
+	}
+	munmap(map, 2 * page);
+	return unexpected ? 1 : 0;
+}
+
 static void report(const char *name, int ret)
 {
 	printf("%s %s\n", name, errname(ret < 0 ? errno : 0));
@@ -42,8 +171,12 @@ int main(int argc, char **argv)
 	struct btrfs_ioctl_heat_opts opts;
 	int fd, dfd;
 
+	if (argc >= 5 && !strcmp(argv[1], "fuzz"))
+		return fuzz(atoi(argv[2]), strtoul(argv[3], NULL, 0),
+			    argc - 4, argv + 4);
 	if (argc != 3) {
-		fprintf(stderr, "usage: heat-abuse <file> <directory>\n");
+		fprintf(stderr, "usage: heat-abuse <file> <directory>\n"
+			"       heat-abuse fuzz <rounds> <seed> <path>...\n");
 		return 2;
 	}
 	fd = open(argv[1], O_RDONLY);
