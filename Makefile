@@ -73,8 +73,9 @@ check:
 	@$(MAKE) -s deps DEPS="$(CHECK_DEPS)"
 	@python3 tests/run --quick $(TESTS)
 
+# Every test runs on the debug kernel; the lean one is for demo and bench.
 test: deps
-	@$(MAKE) -s kernel initramfs
+	@$(MAKE) -s kernel-debug initramfs
 	@python3 tests/run $(TESTS)
 
 soak: deps

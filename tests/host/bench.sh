@@ -21,7 +21,7 @@ trap 'rm -f "$stub"' EXIT
 for lines in "echo '# progress'" ":"; do
 	printf '#!/bin/sh\n%s\nexit 3\n' "$lines" >"$stub"
 	chmod +x "$stub"
-	RUN_GUEST=$stub QUICK=1 benchmarks/run >build/logs/bench-fail.host 2>&1
+	RUN_GUEST=$stub QUICK=1 KERNEL=debug benchmarks/run >build/logs/bench-fail.host 2>&1
 	rc=$?
 	t "benchmarks/run fails when the guest fails ($([ "$lines" = : ] && echo silent || echo with output); status $rc)" \
 		bash -c "[ $rc != 0 ] && grep -q 'the guest run failed (status 3)' build/logs/bench-fail.host"
@@ -29,12 +29,12 @@ done
 # A guest run that succeeds while its kernel reports a problem fails too
 # (a stand-in guest that leaves a KASAN report in its console log).
 printf '#!/bin/sh\necho "[ 9.1] BUG: KASAN: use-after-free in f+0x1/0x2" >build/logs/bench-quick.console\n' >"$stub"
-RUN_GUEST=$stub QUICK=1 benchmarks/run >build/logs/bench-fail.host 2>&1
+RUN_GUEST=$stub QUICK=1 KERNEL=debug benchmarks/run >build/logs/bench-fail.host 2>&1
 rc=$?
 t "benchmarks/run fails when the kernel reported a problem (status $rc)" \
 	bash -c "[ $rc != 0 ] && grep -q 'the kernel reported a problem' build/logs/bench-fail.host"
 rm -rf "$out" build/logs/bench-quick.console
-QUICK=1 benchmarks/run >build/logs/bench-quick.host 2>&1
+QUICK=1 KERNEL=debug benchmarks/run >build/logs/bench-quick.host 2>&1
 rc=$?
 sed 's/^/# /' build/logs/bench-quick.host | tail -25
 t "make bench QUICK=1 succeeds (status $rc)" test "$rc" = 0

@@ -13,19 +13,19 @@ t() { # t DESC CONDITION...
 	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; fi
 }
 
-out=$($run -q -k lean -t 120 -n harness-fail tests/harness/fail.sh 2>&1); rc=$?
+out=$($run -q -k debug -t 120 -n harness-fail tests/harness/fail.sh 2>&1); rc=$?
 t "a failing guest script returns its exit status (3, got $rc)" test "$rc" = 3
 t "the script sees SLOW_DEV=/dev/sda and FAST_DEV=/dev/nvme0n1" \
 	grep -q "slow=/dev/sda fast=/dev/nvme0n1" build/logs/harness-fail.out
 
-out=$($run -q -k lean -t 120 -n harness-panic tests/harness/panic.sh 2>&1); rc=$?
+out=$($run -q -k debug -t 120 -n harness-panic tests/harness/panic.sh 2>&1); rc=$?
 echo "$out" | head -1 | sed 's/^/# /'
 t "a panicking guest fails with status 125 (got $rc)" test "$rc" = 125
 t "the launcher says the guest panicked and shows the console" \
 	grep -q "panicked" <<<"$out"
 
 start=$SECONDS
-out=$($run -q -k lean -t 30 -n harness-hang tests/harness/hang.sh 2>&1); rc=$?
+out=$($run -q -k debug -t 30 -n harness-hang tests/harness/hang.sh 2>&1); rc=$?
 took=$((SECONDS - start))
 echo "$out" | head -1 | sed 's/^/# /'
 t "a hung guest fails with status 124 (got $rc)" test "$rc" = 124
