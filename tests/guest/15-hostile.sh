@@ -24,7 +24,8 @@ reject() {
 	shift
 	for v in "$@"; do
 		was=$(cat "$f" 2>/dev/null)
-		if err=$( { printf '%s\n' "$v" >"$f"; } 2>&1); then
+		# busybox's echo, unlike its printf, says why a write failed.
+		if err=$( { echo "$v" >"$f"; } 2>&1); then
 			echo "'$(echo "$v" | cut -c1-24)' accepted;"
 			continue
 		fi
