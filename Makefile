@@ -80,7 +80,7 @@ test: deps
 
 soak: deps
 	@$(MAKE) -s kernel-kasan initramfs
-	@GUEST_KERNEL=kasan SUITES=tests/soak GUEST_TIMEOUT=3600 python3 tests/run $(TESTS)
+	@GUEST_KERNEL=kasan SUITES=tests/soak GUEST_TIMEOUT=7200 python3 tests/run $(TESTS)
 
 demo: deps
 	@$(MAKE) -s kernel-lean initramfs

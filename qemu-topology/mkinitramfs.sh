@@ -23,8 +23,10 @@ bins=(
 )
 heatctl=$top/userspace/heatctl
 abuse=$top/userspace/tests/heat-abuse
+replay=$top/userspace/tests/log-replay
 [ -x "$heatctl" ] && bins+=("$heatctl")
 [ -x "$abuse" ] && bins+=("$abuse")
+[ -x "$replay" ] && bins+=("$replay")
 
 for b in "${bins[@]}"; do
 	[ -e "$b" ] || { echo "mkinitramfs: $b is missing: run 'make deps'" >&2; exit 1; }
@@ -56,6 +58,7 @@ for b in "${bins[@]}"; do
 	case "$b" in
 	"$heatctl") copy_with_libs "$b" /usr/sbin/heatctl ;;
 	"$abuse") copy_with_libs "$b" /usr/sbin/heat-abuse ;;
+	"$replay") copy_with_libs "$b" /usr/sbin/log-replay ;;
 	*) copy_with_libs "$b" "$b" ;;
 	esac
 done

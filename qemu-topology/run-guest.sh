@@ -20,7 +20,9 @@
 # SLOW_IOPS operations and SLOW_MBPS MB/s so that 4 KiB random reads at
 # queue depth 1 take about 1/SLOW_IOPS s, as on a 7200 rpm disk) and an NVMe
 # disk, each backed by a sparse image made on demand. In the guest they are
-# $SLOW_DEV and $FAST_DEV.
+# $SLOW_DEV and $FAST_DEV. With LOG_SIZE set (e.g. LOG_SIZE=8G), a third
+# disk, unthrottled SATA with serial heat-log0, holds dm-log-writes logs
+# for the power-cut soak; in the guest it is $LOG_DEV.
 #
 # The script's output and status come back on the second serial port,
 # separate from kernel messages. The exit status is the script's, or
@@ -32,6 +34,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 flavour=lean timeout=600 name="" keep=0 extra="" quiet=0
 SLOW_SIZE=${SLOW_SIZE:-8G}
 FAST_SIZE=${FAST_SIZE:-2G}
+LOG_SIZE=${LOG_SIZE:-}
 SLOW_IOPS=${SLOW_IOPS:-100}
 SLOW_MBPS=${SLOW_MBPS:-150}
 GUEST_MEM=${GUEST_MEM:-2G}
@@ -90,9 +93,12 @@ done
 cat "$base" "$work/run.cpio" >"$work/initrd"
 
 if [ "$keep" = 0 ] || [ ! -f "$disks/slow.img" ]; then
-	rm -f "$disks/slow.img" "$disks/fast.img"
+	rm -f "$disks/slow.img" "$disks/fast.img" "$disks/log.img"
 	truncate -s "$SLOW_SIZE" "$disks/slow.img"
 	truncate -s "$FAST_SIZE" "$disks/fast.img"
+fi
+if [ -n "$LOG_SIZE" ] && [ ! -f "$disks/log.img" ]; then
+	truncate -s "$LOG_SIZE" "$disks/log.img"
 fi
 
 accel=tcg
@@ -122,6 +128,10 @@ qemu=(
 	-drive "if=none,id=fast,file=$disks/fast.img,format=raw,cache=writeback"
 	-device "nvme,drive=fast,serial=heat-fast0"
 )
+if [ -n "$LOG_SIZE" ]; then
+	qemu+=(-drive "if=none,id=log,file=$disks/log.img,format=raw,cache=writeback"
+		-device "ide-hd,bus=ahci0.1,drive=log,rotation_rate=1,serial=heat-log0,model=HEAT_LOG")
+fi
 
 start=$SECONDS
 timeout --kill-after=10 "$timeout" "${qemu[@]}" </dev/null >"$logs/$name.qemu" 2>&1 &

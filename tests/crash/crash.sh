@@ -3,8 +3,9 @@
 # shellcheck disable=SC2154
 # One power cut during mover passes (run by tests/host/crash.sh). The first
 # run makes the filesystem and records checksums; every run heats half of
-# the files and runs a whole pass, heats the other half, starts a pass and
-# cuts the power HEAT_delay ms later with sysrq-b: no sync, no unmount.
+# the files and runs a whole pass, heats the other half, starts a pass and,
+# once it runs, cuts the power HEAT_delay ms later with sysrq-b: no sync,
+# no unmount.
 . /test/lib/tap.sh
 . /test/lib/guest.sh
 . /test/lib/heat.sh
@@ -17,7 +18,7 @@ if [ "$HEAT_cycle" != 1 ]; then
 else
 	mkfs.btrfs -q -f -K -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" || bail "mkfs"
 	mount -o hotdatamove "$SLOW_DEV" $MNT || bail "mount"
-	make_files $MNT/d 16 2048K
+	make_files $MNT/d 16 8192K
 	sync
 	sums $MNT/d/f* >$MNT/sums.txt
 	sync
@@ -37,9 +38,40 @@ echo "moved before the cut: $(awk '$1 ~ /^(promoted|demoted)_bytes$/ { s += $2 }
 for i in $(seq 0 15); do
 	[ $(( (i + HEAT_cycle) % 2 )) = 1 ] && heat_up $MNT/d/f$i 1
 done
+# With heat.writers=1 (the kill loop of make soak), writers run through
+# the pass: fio with verification, small files made, truncated, punched
+# and reflinked, and snapshots of the top subvolume made and deleted, so
+# that the pass also meets shared extents.
+if [ "${HEAT_writers:-0}" = 1 ]; then
+	mkdir -p $MNT/c $MNT/snaps
+	( fio --name=v --filename=$MNT/c/fio --size=8M --rw=randwrite --bs=4k \
+		--ioengine=psync --verify=crc32c --do_verify=1 --loops=1000 \
+		--runtime=60 --time_based >/dev/null 2>&1 ) &
+	( n=0; while :; do
+		f=$MNT/c/s$((n % 32))
+		dd if=/dev/urandom of=$f bs=4k count=$((1 + n % 64)) 2>/dev/null
+		xfs_io -c "fpunch 4k 8k" $f 2>/dev/null
+		truncate -s $((n % 7 * 4096)) $MNT/c/s$(((n + 5) % 32)) 2>/dev/null
+		xfs_io -f -c "reflink $MNT/d/f$((n % 16)) 0 0 1m" $MNT/c/r$((n % 8)) >/dev/null 2>&1
+		if [ $((n % 10)) = 0 ]; then
+			btrfs subvolume snapshot $MNT $MNT/snaps/s$n >/dev/null 2>&1
+			btrfs subvolume delete $MNT/snaps/s$((n - 20)) >/dev/null 2>&1
+		fi
+		n=$((n + 1))
+	done ) &
+fi
+fast=${FAST_DEV##*/}
+slow=${SLOW_DEV##*/}
+# sectors written so far, to each disk: field 7 of /sys/block/DEV/stat
+wsec() { awk '{ print $7 }' /sys/block/"$1"/stat; }
+f0=$(wsec "$fast") s0=$(wsec "$slow")
 echo "crashing ${HEAT_delay} ms into a pass"
 (echo 1 >$S/mover_run) &
+wait_in_pass
 usleep $((HEAT_delay * 1000))
+# The kernel log, written synchronously to the console, says what the cut
+# interrupted; the host checks it.
+echo "heat-cut: pass_in_progress $(awk '$1 == "pass_in_progress" { print $2 }' $S/mover_stats) fast_written $(($(wsec "$fast") - f0)) slow_written $(($(wsec "$slow") - s0))" >/dev/kmsg
 echo b >/proc/sysrq-trigger
 sleep 30
 bail "still running after sysrq-b"

@@ -17,6 +17,9 @@ done <$MNT/sums.txt
 is "every file's checksum matches the one synced before the cuts" $bad 0
 is "the checksum list covers the 16 files" "$(wc -l <$MNT/sums.txt)" 16
 diag "bytes on NVMe after the cuts: $(for i in $(seq 0 15); do fast_bytes $MNT/d/f$i; done | awk "{ s += \$1 } END { print s }")"
+# what the writers of the kill loop left must read without an error
+check "every file reads without an I/O error" \
+	sh -c "find $MNT -type f -print0 | xargs -0 cat >/dev/null"
 check "scrub is clean" btrfs scrub start -B $MNT
 umount $MNT
 done_testing
