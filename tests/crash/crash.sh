@@ -3,9 +3,9 @@
 # shellcheck disable=SC2154
 # One power cut during mover passes (run by tests/host/crash.sh). The first
 # run makes the filesystem and records checksums; every run heats half of
-# the files and runs a whole pass, heats the other half, starts a pass and,
-# once it runs, cuts the power HEAT_delay ms later with sysrq-b: no sync,
-# no unmount.
+# the files and runs a whole pass, heats the other half, starts a pass
+# (one that demotes on even cycles) and, once it runs, cuts the power
+# HEAT_delay ms later with sysrq-b: no sync, no unmount.
 . /test/lib/tap.sh
 . /test/lib/guest.sh
 . /test/lib/heat.sh
@@ -24,19 +24,34 @@ else
 	sync
 fi
 S=$(hot_sysfs)
-# Every other cut also makes the pass demote: a fast tier "over" 1 %.
-if [ $((HEAT_cycle % 2)) = 0 ]; then
+lo0=$(cat $S/mover_low_watermark) hi0=$(cat $S/mover_high_watermark)
+pt0=$(cat $S/mover_promote_temp) dt0=$(cat $S/mover_demote_temp)
+# demote_all: a fast tier "over" 1 % and every range cold enough to go.
+demote_all() {
 	echo 0 >$S/mover_low_watermark
 	echo 1 >$S/mover_high_watermark
-fi
+	echo 255 >$S/mover_promote_temp
+	echo 254 >$S/mover_demote_temp
+}
+defaults() {
+	echo "$hi0" >$S/mover_high_watermark
+	echo "$lo0" >$S/mover_low_watermark
+	echo "$dt0" >$S/mover_demote_temp
+	echo "$pt0" >$S/mover_promote_temp
+}
 # One whole pass first, so that committed moves must survive the cut too.
+# On odd cycles after the first it demotes everything, so that the pass
+# the cut falls in has data to promote.
 for i in $(seq 0 15); do
-	[ $(( (i + HEAT_cycle) % 2 )) = 0 ] && heat_up $MNT/d/f$i 1
+	[ $(( (i + HEAT_cycle) % 2 )) = 0 ] && heat_up $MNT/d/f$i 2
 done
+[ "$HEAT_cycle" -gt 1 ] && [ $((HEAT_cycle % 2)) = 1 ] && demote_all
 echo 1 >$S/mover_run
+defaults
+echo "the first pass: $(awk '$1 ~ /^(last_pass_result|promoted_bytes|demoted_bytes|fast_used_bytes|fast_capacity_bytes)$/ { printf "%s %s ", $1, $2 }' $S/mover_stats)"
 echo "moved before the cut: $(awk '$1 ~ /^(promoted|demoted)_bytes$/ { s += $2 } END { print s }' $S/mover_stats) bytes"
 for i in $(seq 0 15); do
-	[ $(( (i + HEAT_cycle) % 2 )) = 1 ] && heat_up $MNT/d/f$i 1
+	[ $(( (i + HEAT_cycle) % 2 )) = 1 ] && heat_up $MNT/d/f$i 2
 done
 # With heat.writers=1 (the kill loop of make soak), writers run through
 # the pass: fio with verification, small files made, truncated, punched
@@ -60,6 +75,9 @@ if [ "${HEAT_writers:-0}" = 1 ]; then
 		n=$((n + 1))
 	done ) &
 fi
+# Every other cut falls in a pass that demotes what the earlier passes
+# promoted.
+[ $((HEAT_cycle % 2)) = 0 ] && demote_all
 fast=${FAST_DEV##*/}
 slow=${SLOW_DEV##*/}
 # sectors written so far, to each disk: field 7 of /sys/block/DEV/stat

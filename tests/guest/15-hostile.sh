@@ -222,7 +222,7 @@ is "$n mounts and remounts with hot data options in combination end in the state
 
 mount "$SLOW_DEV" $MNT
 is "every file still holds its data" "$(sums $MNT/d/f*)" "$before"
-check "scrub is clean" btrfs scrub start -B $MNT
+check "scrub is clean" scrub_clean $MNT
 umount $MNT
 check "btrfs check is clean" btrfs check "$SLOW_DEV"
 done_testing

@@ -205,7 +205,7 @@ check "a pass is in progress" wait_in_pass
 check "remount,ro during a pass succeeds" mount -o remount,ro $MNT
 wait
 mount -o remount,rw $MNT
-check "scrub is clean" btrfs scrub start -B $MNT
+check "scrub is clean" scrub_clean $MNT
 umount $MNT
 check "btrfs check is clean" btrfs check "$SLOW_DEV"
 
@@ -262,7 +262,7 @@ rc=$?
 sync
 is "a 1200 MiB write to a 1 GiB SATA tier succeeds (no ENOSPC)" "$rc" 0
 check "...and part of it went to NVMe" test "$(fast_bytes $MNT/big)" -gt 0
-check "scrub is clean" btrfs scrub start -B $MNT
+check "scrub is clean" scrub_clean $MNT
 umount $MNT
 check "btrfs check is clean" btrfs check "$SLOW_DEV"
 done_testing

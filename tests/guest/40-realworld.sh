@@ -254,7 +254,7 @@ wait $lpid
 is "the filesystem stayed writable (no abort)" \
 	"$(grep " $MNT " /proc/mounts | cut -d' ' -f4 | cut -d, -f1)" rw
 is "every checksum is unchanged" "$(sums $MNT/b/f*)" "$before"
-check "scrub is clean" btrfs scrub start -B $MNT
+check "scrub is clean" scrub_clean $MNT
 umount $MNT
 check "btrfs check is clean" btrfs check "$SLOW_DEV"
 
@@ -403,7 +403,7 @@ while [ $n -lt 3 ] && [ $hung = 0 ]; do
 done
 is "unmount during a throttled pass never hangs (3 rounds, 120 s each)" $hung 0
 [ $hung = 1 ] && bail "umount hung; the guest cannot go on"
-check "scrub is clean" btrfs scrub start -B $MNT
+check "scrub is clean" scrub_clean $MNT
 umount $MNT
 check "btrfs check is clean" btrfs check "$SLOW_DEV"
 done_testing

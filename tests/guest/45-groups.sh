@@ -75,7 +75,7 @@ is "...still one extent for the file, its clone and its snapshot" \
 is "...and shared bytes unchanged" "$(shared_du $MNT/sv)" "$du0"
 is "...with every file's data unchanged" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$ssum"
 defaults
-check "scrub is clean after the relocations" btrfs scrub start -B $MNT
+check "scrub is clean after the relocations" scrub_clean $MNT
 umount $MNT
 check "btrfs check is clean after the relocations" btrfs check "$SLOW_DEV"
 

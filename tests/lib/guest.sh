@@ -41,3 +41,13 @@ qd1_read_p50_us() {
 			}
 		}'
 }
+
+# scrub_clean MNT: scrub MNT and succeed only if scrub found no error at
+# all. btrfs scrub exits 0 when it corrected errors or found a superblock
+# copy with a stale generation, so its status alone is not "clean".
+scrub_clean() {
+	local out
+	out=$(btrfs scrub start -B "$1" 2>&1)
+	echo "$out"
+	echo "$out" | grep -q "Error summary: *no errors found"
+}

@@ -113,9 +113,18 @@ rm -f /tmp/stop
 	echo 1 >$H/mover_run 2>/dev/null || sleep 0.2
 done ) &
 mover=$!
-# heat: the hot set shifts every few seconds, so that what was promoted
-# cools and leaves again.
+# heat: the hot set shifts every few seconds. Promotion stops at the high
+# watermark and demotion starts only above it, so every fourth round of
+# heating the watermarks drop to half (the passes demote) or come back
+# (they promote again).
 ( n=0; while [ ! -e /tmp/stop ]; do
+	if [ $((n % 8)) = 4 ]; then
+		echo 1 >$H/mover_low_watermark
+		echo 2 >$H/mover_high_watermark
+	elif [ $((n % 8)) = 0 ]; then
+		echo 4 >$H/mover_high_watermark
+		echo 2 >$H/mover_low_watermark
+	fi
 	heat_up $MNT/d/f$((n % 8)) 2
 	heat_up $MNT/d/f$(((n + 1) % 8)) 2
 	for f in $(ls $MNT/w 2>/dev/null | tail -n 4); do
@@ -240,9 +249,9 @@ while read -r ja pa ma && read -r jb pb mb <&3; do
 			# which scrub reports as a super block error.
 			touch $MNT/.commit && sync
 			scrubs=$((scrubs + 1))
-			btrfs scrub start -B $MNT >/tmp/scrub.out 2>&1 || {
+			scrub_clean $MNT >/tmp/scrub.out 2>&1 || {
 				bad_scrub=$((bad_scrub + 1))
-				fail "$ma" "scrub: $(grep -m1 -i error /tmp/scrub.out)"; }
+				fail "$ma" "scrub: $(grep -m1 -i 'error' /tmp/scrub.out)"; }
 		fi
 		umount $MNT || bail "umount at $ma"
 	else
