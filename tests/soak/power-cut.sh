@@ -25,7 +25,7 @@
 # scrub. The btrfs devices start 1 MiB into each disk so that only the
 # snapshots carry a btrfs superblock where the scanners look for one.
 #
-# A soak test, not part of make test (about 30 minutes on the debug kernel):
+# A soak test, not part of make test (about an hour on the debug kernel):
 #   make soak TESTS=soak-power-cut
 # or
 #   SLOW_SIZE=3G FAST_SIZE=1G LOG_SIZE=16G qemu-topology/run-guest.sh \
