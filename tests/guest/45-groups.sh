@@ -2,7 +2,8 @@
 # Moves of whole block groups and allocation on a crowded fast tier
 # (issue #10): files shared with a read-only snapshot and with reflinks
 # move with their block group and stay shared, an unmount during such a
-# relocation loses nothing, and a fast tier whose free space is all in
+# relocation loses nothing, a balance started during one takes it over
+# instead of failing, and a fast tier whose free space is all in
 # small holes still takes promotions. A snapshot's extents that no file
 # refers to any more leave the fast tier with their group; a pass on a
 # frozen filesystem, or whose relocation cannot land on the fast tier,
@@ -162,6 +163,49 @@ check "btrfs check is clean after the interrupted relocation" btrfs check "$SLOW
 mount -o hotdatamove "$SLOW_DEV" $MNT || bail "mount"
 is "...and every file reads its data" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$usum"
 umount $MNT
+
+# ---- a balance started during a relocation takes over ----
+# The mover holds balance's exclusive operation while it relocates, but
+# gives way to the operations a user starts: sysfs does not report it
+# (btrfs-progs refuses to start a balance when it does), and the balance
+# cancels the relocation and runs.
+small_fs
+S=$(hot_sysfs)
+X=/sys/fs/btrfs/$(fs_uuid)/exclusive_operation
+btrfs subvolume create $MNT/sv >/dev/null
+make_files $MNT/sv 12 4096K
+sync
+btrfs subvolume snapshot -r $MNT/sv $MNT/ro >/dev/null
+sync
+usum=$(sums $MNT/sv/f* $MNT/ro/f*)
+for i in 0 1 2 3 4 5 6 7 8 9 10 11; do heat_up $MNT/sv/f$i 5; done
+r0=$(dmesg | grep -c "relocating block group")
+c0=$(dmesg | grep -c "relocation canceled")
+b0=$(stat_of skipped_busy)
+(echo 1 >$S/mover_run) 2>/dev/null &
+pass=$!
+w=0
+while [ "$(dmesg | grep -c "relocating block group")" = "$r0" ] && [ $w -lt 600 ]; do
+	sleep 0.1
+	w=$((w + 1))
+done
+check "a relocation of the shared files' block group started" \
+	test "$(dmesg | grep -c "relocating block group")" -gt "$r0"
+is "...and sysfs reports no exclusive operation during it" "$(cat $X)" none
+check "btrfs balance started during the relocation runs" \
+	btrfs balance start -dusage=0 $MNT
+wait $pass
+diag "$(dmesg | grep -E "relocat|balance" | tail -4 | tr '\n' ' ')"
+check "...and cancelled the mover's relocation" \
+	test "$(dmesg | grep -c "relocation canceled")" -gt "$c0"
+check "...which the pass counted as skipped, not as an error" \
+	test "$(stat_of skipped_busy)" -gt "$b0"
+is "...with no error counted" "$(stat_of errors)" 0
+run_pass
+is "a later pass relocates the group" "$(stat_of relocated_groups)" 1
+is "every file reads its data" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$usum"
+umount $MNT
+check "btrfs check is clean after the balance took over" btrfs check "$SLOW_DEV"
 
 # ---- a fragmented fast tier ----
 # Fast free space in 512 KiB holes only, and the mover rewrites 1 MiB
