@@ -144,7 +144,7 @@ remove_fast() {
 }
 add_fast() {
 	btrfs device add -f "$FAST_DEV" $MNT &&
-		btrfs balance start -mconvert=raid1 -sconvert=raid1 $MNT >/dev/null
+		btrfs balance start -mconvert=raid1 -sconvert=raid1 -f $MNT >/dev/null
 }
 
 # Let the passes get going before the first operation.
