@@ -22,10 +22,11 @@
 
 fresh_fs hotdatamove,commit=5
 S=$(hot_sysfs)
-echo 97 >$S/mover_low_watermark
-echo 98 >$S/mover_high_watermark
-echo 8 >$S/mover_promote_temp
-echo 4 >$S/mover_demote_temp
+# each knob must keep low < high and demote < promote as it is written
+echo 98 >$S/mover_high_watermark || bail "high watermark"
+echo 97 >$S/mover_low_watermark || bail "low watermark"
+echo 4 >$S/mover_demote_temp || bail "demote temperature"
+echo 8 >$S/mover_promote_temp || bail "promote temperature"
 a0=$(dmesg | grep -c -E "Transaction aborted|forced readonly")
 
 make_files $MNT/d 16 4096K
