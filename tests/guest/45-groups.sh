@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck shell=dash
 # Moves of whole block groups and allocation on a crowded fast tier
 # (issue #10): files shared with a read-only snapshot and with reflinks
 # move with their block group and stay shared, an unmount during such a
@@ -129,24 +130,34 @@ check "btrfs check is clean after relocating the snapshot's extents" btrfs check
 # ---- unmount while a block group is being relocated ----
 # The stop cancels the relocation as a balance cancel would; the group
 # keeps its data and the files read what they held.
-small_fs
-S=$(hot_sysfs)
-btrfs subvolume create $MNT/sv >/dev/null
-make_files $MNT/sv 12 4096K
-sync
-btrfs subvolume snapshot -r $MNT/sv $MNT/ro >/dev/null
-sync
-usum=$(sums $MNT/sv/f* $MNT/ro/f*)
-for i in 0 1 2 3 4 5 6 7 8 9 10 11; do heat_up $MNT/sv/f$i 5; done
-r0=$(dmesg | grep -c "relocating block group")
-(echo 1 >$S/mover_run) 2>/dev/null &
-w=0
-while [ "$(dmesg | grep -c "relocating block group")" = "$r0" ] && [ $w -lt 600 ]; do
-	sleep 0.1
-	w=$((w + 1))
-done
-check "a relocation of the shared files' block group started" \
-	test "$(dmesg | grep -c "relocating block group")" -gt "$r0"
+# relocating_pass: 48 MiB of hot files shared with a read-only snapshot
+# on a new filesystem, and a pass (pid in $pass) that relocates their
+# block group, in progress on return; $usum holds their checksums, and
+# $c0 and $b0 the cancel messages and busy skips before the pass.
+relocating_pass() {
+	local r0 w=0
+	small_fs
+	S=$(hot_sysfs)
+	btrfs subvolume create $MNT/sv >/dev/null
+	make_files $MNT/sv 12 4096K
+	sync
+	btrfs subvolume snapshot -r $MNT/sv $MNT/ro >/dev/null
+	sync
+	usum=$(sums $MNT/sv/f* $MNT/ro/f*)
+	for i in 0 1 2 3 4 5 6 7 8 9 10 11; do heat_up $MNT/sv/f$i 5; done
+	r0=$(dmesg | grep -c "relocating block group")
+	c0=$(dmesg | grep -c "relocation canceled")
+	b0=$(stat_of skipped_busy)
+	(echo 1 >$S/mover_run) 2>/dev/null &
+	pass=$!
+	while [ "$(dmesg | grep -c "relocating block group")" = "$r0" ] && [ $w -lt 600 ]; do
+		sleep 0.1
+		w=$((w + 1))
+	done
+	check "a relocation of the shared files' block group started" \
+		test "$(dmesg | grep -c "relocating block group")" -gt "$r0"
+}
+relocating_pass
 is "...and the pass was still running when the unmount began" \
 	"$(stat_of pass_in_progress)" 1
 umount $MNT &
@@ -169,28 +180,8 @@ umount $MNT
 # gives way to the operations a user starts: sysfs does not report it
 # (btrfs-progs refuses to start a balance when it does), and the balance
 # cancels the relocation and runs.
-small_fs
-S=$(hot_sysfs)
+relocating_pass
 X=/sys/fs/btrfs/$(fs_uuid)/exclusive_operation
-btrfs subvolume create $MNT/sv >/dev/null
-make_files $MNT/sv 12 4096K
-sync
-btrfs subvolume snapshot -r $MNT/sv $MNT/ro >/dev/null
-sync
-usum=$(sums $MNT/sv/f* $MNT/ro/f*)
-for i in 0 1 2 3 4 5 6 7 8 9 10 11; do heat_up $MNT/sv/f$i 5; done
-r0=$(dmesg | grep -c "relocating block group")
-c0=$(dmesg | grep -c "relocation canceled")
-b0=$(stat_of skipped_busy)
-(echo 1 >$S/mover_run) 2>/dev/null &
-pass=$!
-w=0
-while [ "$(dmesg | grep -c "relocating block group")" = "$r0" ] && [ $w -lt 600 ]; do
-	sleep 0.1
-	w=$((w + 1))
-done
-check "a relocation of the shared files' block group started" \
-	test "$(dmesg | grep -c "relocating block group")" -gt "$r0"
 is "...and sysfs reports no exclusive operation during it" "$(cat $X)" none
 check "btrfs balance started during the relocation runs" \
 	btrfs balance start -dusage=0 $MNT
