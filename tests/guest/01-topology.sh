@@ -1,4 +1,5 @@
 #!/bin/sh
+# runtime: 60 s (warm clean-clone run, debug kernel; the runner starts the longest first)
 # The guest topology itself, before any of our kernel changes matter: two
 # tiers that look like what they stand for, and a stock btrfs across both
 # that keeps data intact.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# runtime: 220 s (warm clean-clone run, debug kernel; the runner starts the longest first)
 # Hot data tracking (patches/): what is counted, the temperature, aging,
 # the mount options, the ioctls and the per-inode options, debugfs, memory
 # bounds and subvolumes. Counts come from heatctl (the ioctls) and are

@@ -1,5 +1,6 @@
 #!/bin/sh
 # shellcheck shell=dash
+# runtime: 60 s (warm clean-clone run, debug kernel; the runner starts the longest first)
 # Hostile input: every hot/ and devinfo/*/tier sysfs knob given negative,
 # huge, non-numeric, empty, overlong and boundary values (a clear error,
 # the value unchanged) and written by an unprivileged user; the hot data

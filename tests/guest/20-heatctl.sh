@@ -1,4 +1,5 @@
 #!/bin/sh
+# runtime: 90 s (warm clean-clone run, debug kernel; the runner starts the longest first)
 # heatctl against a real mount: every command's help, human and JSON
 # output checked against the kernel's debugfs dump, errors and exit codes.
 . /test/lib/tap.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# runtime: 510 s (warm clean-clone run, debug kernel; the runner starts the longest first)
 # The hot data mover: hot ranges move to NVMe and cold ones back, proved
 # with filefrag and btrfs-map-logical; checksums, scrub and btrfs check
 # prove that nothing was lost. Also what must never move, the budget, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# runtime: 270 s (warm clean-clone run; the runner starts the longest first)
 # make bench QUICK=1 as a smoke test of the benchmark scripts: one guest
 # run with small sizes must produce the three JSON results, the plots and
 # a RESULTS.md with the three tables. No timing is asserted: timings on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# runtime: 250 s (warm clean-clone run; the runner starts the longest first)
 # Crash safety of the mover: cut the power of the guest (sysrq-b) at random
 # moments during passes, CUTS times (2 in make test: one cut in a pass that
 # promotes, one in a pass that demotes) on the same disks, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# runtime: 75 s (warm clean-clone run; the runner starts the longest first)
 # The guest launcher reports a failing script, a panicking guest and a hung
 # guest as failures with a clear message, each within its time limit, and
 # passes the tier device names to the script.

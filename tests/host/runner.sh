@@ -50,7 +50,7 @@ def ktap(track_cases=10, track_verdict="ok", with_move=True):
 
 
 want = {"btrfs-hot-track": 10, "btrfs-hot-move": 7}
-print("1..12")
+print("1..14")
 t("a KTAP log with both suites and all their cases passes",
   failures(lambda c, r: run.parse_ktap(c, r, want), ktap()) == [])
 t("a suite whose own result is 'not ok' fails",
@@ -85,6 +85,35 @@ with tempfile.TemporaryDirectory() as d:
     t("a host check that is not executable fails instead of being skipped",
       any("not executable" in f for f in
           failures(lambda r: run.run_host_checks(r, [], hostdir=d))))
+
+# Two lanes: the jobs run side by side (a waits for what b does), their
+# blocks come out whole, and their counts add up.
+import threading
+seen = threading.Event()
+
+
+def job_a(r):
+    r.say("  # a1")
+    r.add(seen.wait(10), "a saw b running beside it")
+    r.say("  # a2")
+
+
+def job_b(r):
+    r.say("  # b1")
+    seen.set()
+    r.add(True, "b ran")
+    r.say("  # b2")
+
+
+top = run.Results(buffered=True)
+run.run_jobs(top, [run.Job("a", job_a, 10), run.Job("b", job_b, 5)], lanes=2)
+t("two lanes run two jobs side by side and count both (%d passed, %d failed)"
+  % (top.passed, top.failed), top.passed == 2 and top.failed == 0)
+blocks = [l for l in top.lines if not l.startswith(("-- started", "   ("))]
+a_blk = ["== a", "  # a1", "  ok    a saw b running beside it", "  # a2"]
+b_blk = ["== b", "  # b1", "  ok    b ran", "  # b2"]
+t("each job's output comes out as one block",
+  blocks in (a_blk + b_blk, b_blk + a_blk))
 
 reports = [
     "WARNING: CPU: 1 PID: 42 at fs/btrfs/hot-move.c:100 f+0x1/0x2",

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# runtime: 700 s (with a cold compiler cache; 120 warm; the runner starts the longest first)
 # The patch series: it applies on pristine linux-source-6.1 (make kernel
 # did that; here we check the tree is exactly what patches/ and migrate/
 # say), every patch is clean under checkpatch --strict, and every patch
