@@ -7,13 +7,17 @@
 # filesystem is consistent and that no file changed. The boot after a cut
 # checks what the cut left before it goes on to the next cut; one more boot
 # checks the last. With WRITERS=1 (the kill loop of make soak) writers run
-# through every pass.
+# through every pass. CRASH_NAME (crash) names the guest run: its disks,
+# build/logs/NAME.out and NAME.console.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 run=qemu-topology/run-guest.sh
 cycles=${CUTS:-2}
 kernel=${GUEST_KERNEL:-debug}
 writers=${WRITERS:-0}
+name=${CRASH_NAME:-crash}
+out=build/logs/$name.out
+console=build/logs/$name.console
 echo "1..$((cycles * 4 + 1))"
 n=0
 t() { # t DESC CONDITION...
@@ -43,25 +47,25 @@ for c in $(seq 1 $cycles); do
 	delay=$((100 + RANDOM % 1400))
 	keep=-K
 	[ "$c" = 1 ] && keep=
-	$run -q -k "$kernel" -t 600 -n crash $keep \
+	$run -q -k "$kernel" -t 600 -n "$name" $keep \
 		-a "heat.delay=$delay heat.cycle=$c heat.writers=$writers" \
 		tests/crash/crash.sh tests/crash/verify.sh >/dev/null 2>&1
 	rc=$?
-	[ "$c" = 1 ] || verified $((c - 1)) build/logs/crash.out \
-		grep -qx 'verify: status 0' build/logs/crash.out
+	[ "$c" = 1 ] || verified $((c - 1)) "$out" \
+		grep -qx 'verify: status 0' "$out"
 	t "cut $c: the guest lost power ${delay} ms into a pass (status 125, got $rc)" \
-		sh -c "[ $rc = 125 ] && grep -q 'crashing ${delay} ms' build/logs/crash.out"
-	grep '^moved before the cut' build/logs/crash.out | sed 's/^/# /'
-	cut=$(grep -o 'heat-cut: .*' build/logs/crash.console | tail -n 1)
+		sh -c "[ $rc = 125 ] && grep -q 'crashing ${delay} ms' '$out'"
+	grep '^moved before the cut' "$out" | sed 's/^/# /'
+	cut=$(grep -o 'heat-cut: .*' "$console" | tail -n 1)
 	echo "# $cut"
 	# 1 MiB: more than the metadata of the pass's first commit; without
 	# writers only the mover writes data
 	t "cut $c: the pass was running at the cut and had written 1 MiB or more" \
 		sh -c "echo '$cut' | awk '\$3 == 1 && \$5 + \$7 >= 2048 { ok = 1 } END { exit !ok }'"
 	t "cut $c: no kernel splat in its boot (the check of the last cut, the passes, the cut)" \
-		no_splats build/logs/crash.console
+		no_splats "$console"
 done
-$run -q -k "$kernel" -t 600 -n crash -K tests/crash/verify.sh >/dev/null 2>&1
+$run -q -k "$kernel" -t 600 -n "$name" -K tests/crash/verify.sh >/dev/null 2>&1
 rc=$?
-verified "$cycles" build/logs/crash.out test "$rc" = 0
-t "no kernel splat in the boot that checked the last cut" no_splats build/logs/crash.console
+verified "$cycles" "$out" test "$rc" = 0
+t "no kernel splat in the boot that checked the last cut" no_splats "$console"
