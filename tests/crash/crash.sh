@@ -97,6 +97,16 @@ echo "crashing ${HEAT_delay} ms into a pass"
 (echo 1 >$S/mover_run) &
 wait_in_pass
 usleep $((HEAT_delay * 1000))
+# A pass that has not written 1 MiB yet (a block group relocation reads
+# before it writes; a snapshot's commit can hold it up) gets up to 10 s
+# more, so that the cut falls among its writes; the host checks both.
+w=0
+while [ $(($(wsec "$fast") - f0 + $(wsec "$slow") - s0)) -lt 2048 ] &&
+	[ "$(stat_of pass_in_progress)" = 1 ] && [ $w -lt 100 ]; do
+	sleep 0.1
+	w=$((w + 1))
+done
+[ $w = 0 ] || echo "waited $((w * 100)) ms more for the pass to write 1 MiB"
 # The kernel log, written synchronously to the console, says what the cut
 # interrupted; the host checks it.
 echo "heat-cut: pass_in_progress $(awk '$1 == "pass_in_progress" { print $2 }' $S/mover_stats) fast_written $(($(wsec "$fast") - f0)) slow_written $(($(wsec "$slow") - s0))" >/dev/kmsg
