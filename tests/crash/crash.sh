@@ -6,8 +6,9 @@
 # checks what the last cut left (/test/verify.sh, its lines prefixed
 # "verify: " for the host), then every run heats half of the files and
 # runs a whole pass, heats the other half, starts a pass (one that demotes
-# on even cycles) and, once it runs, cuts the power HEAT_delay ms later
-# with sysrq-b: no sync, no unmount.
+# on even cycles) and, once it runs and has written 1 MiB, cuts the power
+# about HEAT_delay ms later or sooner (see below) with sysrq-b: no sync,
+# no unmount.
 . /test/lib/tap.sh
 . /test/lib/guest.sh
 . /test/lib/heat.sh
@@ -96,17 +97,24 @@ f0=$(wsec "$fast") s0=$(wsec "$slow")
 echo "crashing ${HEAT_delay} ms into a pass"
 (echo 1 >$S/mover_run) &
 wait_in_pass
-usleep $((HEAT_delay * 1000))
-# A pass that has not written 1 MiB yet (a block group relocation reads
-# before it writes; a snapshot's commit can hold it up) gets up to 10 s
-# more, so that the cut falls among its writes; the host checks both.
-w=0
-while [ $(($(wsec "$fast") - f0 + $(wsec "$slow") - s0)) -lt 2048 ] &&
-	[ "$(stat_of pass_in_progress)" = 1 ] && [ $w -lt 100 ]; do
-	sleep 0.1
-	w=$((w + 1))
+# The moment of the cut: HEAT_delay ms into the pass, or sooner once the
+# pass has written 8 KiB for every millisecond of the delay (a pass that
+# moves fast must still be running at the cut), and not before it has
+# written 1 MiB (a block group relocation reads before it writes, a
+# snapshot's commit can hold a pass up): up to 10 s more for that.
+# With writers, their writes count too.
+in_pass() { [ "$(awk '$1 == "pass_in_progress" { print $2 }' $S/mover_stats)" = 1 ]; }
+target=$((2048 + HEAT_delay * 16))
+t=0
+while in_pass; do
+	wr=$(($(wsec "$fast") - f0 + $(wsec "$slow") - s0))
+	[ $wr -ge $target ] && break
+	[ $t -ge "$HEAT_delay" ] && [ $wr -ge 2048 ] && break
+	[ $t -ge $((HEAT_delay + 10000)) ] && break
+	usleep 20000
+	t=$((t + 20))
 done
-[ $w = 0 ] || echo "waited $((w * 100)) ms more for the pass to write 1 MiB"
+echo "cut after $t ms of waiting in the pass"
 # The kernel log, written synchronously to the console, says what the cut
 # interrupted; the host checks it.
 echo "heat-cut: pass_in_progress $(awk '$1 == "pass_in_progress" { print $2 }' $S/mover_stats) fast_written $(($(wsec "$fast") - f0)) slow_written $(($(wsec "$slow") - s0))" >/dev/kmsg
