@@ -66,10 +66,18 @@ for i in $(seq 0 15); do
 done
 # With heat.writers=1 (the kill loop of make soak), writers run through
 # the pass: fio with verification, small files made, truncated, punched
-# and reflinked, and snapshots of the top subvolume made and deleted, so
-# that the pass also meets shared extents.
+# and reflinked from the data files, and read-only snapshots of the
+# writers' own subvolume made and deleted, so that the pass also meets
+# shared extents (the reflinked first MiB of each data file). A snapshot
+# of the whole filesystem would share all the data and leave the passes
+# nothing they may rewrite. Snapshots a cut left behind go first.
 if [ "${HEAT_writers:-0}" = 1 ]; then
-	mkdir -p $MNT/c $MNT/snaps
+	[ -d $MNT/c ] || btrfs subvolume create $MNT/c >/dev/null || bail "subvolume create"
+	mkdir -p $MNT/snaps
+	for s in $MNT/snaps/*; do
+		[ -d "$s" ] || continue
+		btrfs subvolume delete "$s" >/dev/null || bail "subvolume delete $s"
+	done
 	( fio --name=v --filename=$MNT/c/fio --size=8M --rw=randwrite --bs=4k \
 		--ioengine=psync --verify=crc32c --do_verify=1 --loops=1000 \
 		--runtime=60 --time_based >/dev/null 2>&1 ) &
@@ -80,7 +88,7 @@ if [ "${HEAT_writers:-0}" = 1 ]; then
 		truncate -s $((n % 7 * 4096)) $MNT/c/s$(((n + 5) % 32)) 2>/dev/null
 		xfs_io -f -c "reflink $MNT/d/f$((n % 16)) 0 0 1m" $MNT/c/r$((n % 8)) >/dev/null 2>&1
 		if [ $((n % 10)) = 0 ]; then
-			btrfs subvolume snapshot $MNT $MNT/snaps/s$n >/dev/null 2>&1
+			btrfs subvolume snapshot -r $MNT/c $MNT/snaps/s$n >/dev/null 2>&1
 			btrfs subvolume delete $MNT/snaps/s$((n - 20)) >/dev/null 2>&1
 		fi
 		n=$((n + 1))
@@ -114,10 +122,9 @@ while in_pass; do
 	usleep 20000
 	t=$((t + 20))
 done
-echo "cut after $t ms of waiting in the pass"
 # The kernel log, written synchronously to the console, says what the cut
 # interrupted; the host checks it.
-echo "heat-cut: pass_in_progress $(awk '$1 == "pass_in_progress" { print $2 }' $S/mover_stats) fast_written $(($(wsec "$fast") - f0)) slow_written $(($(wsec "$slow") - s0))" >/dev/kmsg
+echo "heat-cut: pass_in_progress $(awk '$1 == "pass_in_progress" { print $2 }' $S/mover_stats) fast_written $(($(wsec "$fast") - f0)) slow_written $(($(wsec "$slow") - s0)) waited_ms $t" >/dev/kmsg
 echo b >/proc/sysrq-trigger
 sleep 30
 bail "still running after sysrq-b"
