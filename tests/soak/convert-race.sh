@@ -9,7 +9,8 @@
 # existed (it takes and drops chunk_mutex, which the allocator may not
 # hold yet), judge by free space that is all in block groups of the old
 # profile, and fail the allocation with -ENOSPC: a transaction abort
-# (migrate/ "btrfs: keep waiting for a chunk allocation in progress").
+# (migrate/ 0009, "btrfs: wait for a chunk allocation in progress, not
+# for chunk_mutex").
 #
 # Each try: raid1 metadata converted to dup, the NVMe removed, four
 # writers of fsynced 8 KiB files, the NVMe added back, and a conversion to
