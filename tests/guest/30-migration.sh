@@ -198,6 +198,23 @@ diag "bytes of u/ on NVMe after the mid-pass unmount: $moved of $((192 * 1048576
 check "...the pass had moved part of u/ to NVMe when the unmount stopped it" \
 	test "$moved" -gt 0
 check "...and not all of it" test "$moved" -lt $((192 * 1048576))
+
+# ---- a suspend in the middle of a pass ----
+# Suspend's freezer without the suspend (pm_test=freezer): the mover must
+# freeze between two ranges, not hold the suspend up until its pass ends.
+# The rest of u/ takes a pass of many seconds; if the freeze succeeds and
+# the pass is still in progress after the thaw, it froze mid-pass.
+for i in $U; do heat_up $MNT/u/f$i 2; done
+(echo 1 >$S/mover_run) 2>/dev/null &
+check "a pass is in progress" wait_in_pass
+echo freezer >/sys/power/pm_test
+echo 1 >/sys/module/suspend/parameters/pm_test_delay
+echo 10000 >/sys/power/pm_freeze_timeout
+check "the system freezes for a suspend during a pass (pm_test=freezer)" \
+	sh -c 'echo freeze >/sys/power/state'
+is "...and the pass goes on after the thaw" "$(stat_of pass_in_progress)" 1
+echo none >/sys/power/pm_test
+wait
 make_files $MNT/r 8 4096K
 sync
 for i in 0 1 2 3 4 5 6 7; do heat_up $MNT/r/f$i 2; done
