@@ -4,7 +4,7 @@
 # Moves of whole block groups and allocation on a crowded fast tier
 # (issue #10): files shared with a read-only snapshot and with reflinks
 # move with their block group and stay shared, an unmount during such a
-# relocation loses nothing, a balance started during one takes it over
+# relocation loses nothing, a balance or swapon started during one takes it over
 # instead of failing, and a fast tier whose free space is all in
 # small holes still takes promotions. A snapshot's extents that no file
 # refers to any more leave the fast tier with their group; a pass on a
@@ -198,6 +198,24 @@ is "a later pass relocates the group" "$(stat_of relocated_groups)" 1
 is "every file reads its data" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$usum"
 umount $MNT
 check "btrfs check is clean after the balance took over" btrfs check "$SLOW_DEV"
+
+# ---- swapon during a relocation ----
+# Activating a swap file takes the exclusive operation too, so it failed
+# with EBUSY while the mover relocated; now the relocation gives way.
+relocating_pass
+btrfs filesystem mkswapfile -s 16m $MNT/swap >/dev/null ||
+	not_ok "btrfs filesystem mkswapfile failed"
+check "swapon of a swap file during the relocation succeeds" swapon $MNT/swap
+grep -q "^$MNT/swap " /proc/swaps && swapoff $MNT/swap
+wait $pass
+check "...and cancelled the mover's relocation" \
+	test "$(dmesg | grep -c "relocation canceled")" -gt "$c0"
+rm -f $MNT/swap
+run_pass
+is "a later pass relocates the group" "$(stat_of relocated_groups)" 1
+is "every file reads its data" "$(sums $MNT/sv/f* $MNT/ro/f*)" "$usum"
+umount $MNT
+check "btrfs check is clean after the swap file came and went" btrfs check "$SLOW_DEV"
 
 # ---- a fragmented fast tier ----
 # Fast free space in 512 KiB holes only, and the mover rewrites 1 MiB
