@@ -50,6 +50,9 @@ is "range_size rejects junk, 0, 4095 and sizes out of bounds" \
 	"$(reject $S/range_size $junk "" 0 4095 2G 16E)" ""
 is "mem_limit rejects junk and sizes that overflow 64 bits" \
 	"$(reject $S/mem_limit $junk "" 17179869184G 16E)" ""
+half=$(awk '/^MemTotal:/ { printf "%d", $2 * 512 }' /proc/meminfo)
+is "mem_limit rejects more than half the memory ($half bytes) and 1T" \
+	"$(reject $S/mem_limit $((half + 4096)) 1T)" ""
 is "halflife rejects junk, 0 and more than a week" \
 	"$(reject $S/halflife $junk "" 0 604801 4294967296)" ""
 is "age_interval rejects junk, 0 and more than a day" \

@@ -436,6 +436,47 @@ while [ $n -lt 3 ] && [ $hung = 0 ]; do
 done
 is "unmount during a throttled pass never hangs (3 rounds, 120 s each)" $hung 0
 [ $hung = 1 ] && bail "umount hung; the guest cannot go on"
+
+# ---- remount while writers are throttled in the files being moved ----
+# Every remount stops the mover, holding s_umount. A writer throttled in
+# balance_dirty_pages() holds its file's inode lock, which the killed
+# mover may be waiting for, and only writeback can let the writer go:
+# the flusher needs s_umount, so the stop must write back itself.
+S=$(hot_sysfs)
+n=0
+while [ $n -lt 3 ] && [ $hung = 0 ]; do
+	make_files $MNT/wr$n 8 4096K
+	sync
+	for i in 0 1 2 3 4 5 6 7; do heat_up $MNT/wr$n/f$i 5; done
+	echo 65536 >/proc/sys/vm/dirty_bytes
+	echo 32768 >/proc/sys/vm/dirty_background_bytes
+	(echo 1 >$S/mover_run) 2>/dev/null &
+	wait_in_pass 20
+	inpass=$(stat_of pass_in_progress)
+	for i in 7 6 5 4 3 2 1 0; do
+		dd if=/dev/zero of=$MNT/wr$n/f$i bs=1M count=4 conv=notrunc \
+			2>/dev/null &
+	done
+	sleep 1
+	mount -o remount,commit=$((30 + n)) $MNT &
+	upid=$!
+	w=0
+	while kill -0 $upid 2>/dev/null && [ $w -lt 120 ]; do
+		sleep 1
+		w=$((w + 1))
+	done
+	if kill -0 $upid 2>/dev/null; then
+		hung=1
+		break
+	fi
+	diag "round $n: pass in progress before the writers: ${inpass:-?}; remount took ${w}s"
+	wait
+	echo 20 >/proc/sys/vm/dirty_ratio
+	echo 10 >/proc/sys/vm/dirty_background_ratio
+	n=$((n + 1))
+done
+is "remount with writers throttled in the files being moved never hangs (3 rounds)" $hung 0
+[ $hung = 1 ] && bail "remount hung; the guest cannot go on"
 check "scrub is clean" scrub_clean $MNT
 umount $MNT
 check "btrfs check is clean" btrfs check "$SLOW_DEV"
