@@ -15,6 +15,12 @@
 
 M=4194304	# bytes per test file
 
+# encoded_kib FILE: the KiB of FILE that FIEMAP reports in compressed
+# (encoded) extents. filefrag -v: "ext: logical: physical: length: ...".
+encoded_kib() {
+	filefrag -v "$1" | awk -F: '/encoded/ { n += $4 } END { print n * 4 }'
+}
+
 # ---- a file overwritten in place (databases, VM images) ----
 small_fs
 S=$(hot_sysfs)
@@ -81,8 +87,16 @@ dd if=/dev/zero of=$MNT/zd bs=1M count=4 2>/dev/null
 sync
 btrfs filesystem defragment -czstd $MNT/zd
 sync
-check "'defrag -czstd' stores a file compressed without a mount option (filefrag: encoded)" \
-	sh -c "filefrag -v $MNT/zd | grep -q encoded"
+is "'defrag -czstd' stores a file compressed without a mount option (filefrag: encoded)" \
+	"$(encoded_kib $MNT/zd)" 4096
+# Overwritten in place at four blocks, which are written back plain: the
+# mover must keep the rest compressed and those four blocks as they are.
+for b in 100 300 500 700; do
+	dd if=/dev/urandom of=$MNT/zd bs=4k count=1 seek=$b conv=notrunc 2>/dev/null
+done
+sync
+is "...and after four 4 KiB overwrites in place, the rest of it still is" \
+	"$(encoded_kib $MNT/zd)" 4080
 zdsum=$(sums $MNT/zd)
 # Direct reads of compressed data fall back to buffered ones; read from
 # disk each time so that every read is counted. A read of a compressed
@@ -99,8 +113,8 @@ is "a compressed hot file moves to NVMe" "$(fast_bytes $MNT/z)" $M
 check "...still compressed" sh -c "filefrag -v $MNT/z | grep -q encoded"
 is "...with its data unchanged" "$(sums $MNT/z)" "$zsum"
 is "a hot file compressed by 'defrag -c' moves to NVMe" "$(fast_bytes $MNT/zd)" $M
-check "...still compressed, although nothing asks for compression now" \
-	sh -c "filefrag -v $MNT/zd | grep -q encoded"
+is "...still compressed where it was, although nothing asks for compression now" \
+	"$(encoded_kib $MNT/zd)" 4080
 is "...with its data unchanged" "$(sums $MNT/zd)" "$zdsum"
 
 # ---- demotion: opts do not pin, shared extents are not unshared ----
@@ -119,7 +133,8 @@ is "a cold compressed file is demoted whole (its disk size is not its span)" \
 	"$(fast_bytes $MNT/z)" 0
 is "...with its data unchanged" "$(sums $MNT/z)" "$zsum"
 is "a cold file compressed by 'defrag -c' is demoted" "$(fast_bytes $MNT/zd)" 0
-check "...still compressed" sh -c "filefrag -v $MNT/zd | grep -q encoded"
+is "...still compressed where it was" "$(encoded_kib $MNT/zd)" 4080
+is "...with its data unchanged" "$(sums $MNT/zd)" "$zdsum"
 is "a cold reflinked file leaves NVMe with its block group, as the only data left there" \
 	"$(fast_bytes $MNT/a/f1) $(stat_of relocated_groups)" "0 1"
 is "...so it still shares one physical extent with its clone" \
@@ -399,6 +414,8 @@ is "20 mounts and unmounts with sysfs readers and mover_run writers" \
 mount -o hotdatamove "$SLOW_DEV" $MNT
 S=$(hot_sysfs)
 hung=0
+inpass=
+failed=
 n=0
 while [ $n -lt 3 ] && [ $hung = 0 ]; do
 	make_files $MNT/u$n 8 4096K
@@ -408,25 +425,18 @@ while [ $n -lt 3 ] && [ $hung = 0 ]; do
 	echo 65536 >/proc/sys/vm/dirty_bytes
 	echo 32768 >/proc/sys/vm/dirty_background_bytes
 	(echo 1 >$S/mover_run) 2>/dev/null &
-	w=0
-	while [ "$(stat_of pass_in_progress)" != 1 ] && [ $w -lt 20 ]; do
-		sleep 0.1
-		w=$((w + 1))
-	done
-	inpass=$(stat_of pass_in_progress)
+	wait_in_pass 20
 	sleep 1
+	inpass="$inpass $(stat_of pass_in_progress)"
 	umount $MNT &
-	upid=$!
-	w=0
-	while kill -0 $upid 2>/dev/null && [ $w -lt 120 ]; do
-		sleep 1
-		w=$((w + 1))
-	done
-	if kill -0 $upid 2>/dev/null; then
+	wait_pid $!
+	rc=$?
+	if [ $rc = 124 ]; then
 		hung=1
 		break
 	fi
-	diag "round $n: pass in progress at the unmount: ${inpass:-?}; unmount took ${w}s"
+	[ $rc = 0 ] || failed="$failed umount:$rc"
+	diag "round $n: unmount took ${WAITED}s"
 	wait
 	# Writing the ratios turns the byte limits off again.
 	echo 20 >/proc/sys/vm/dirty_ratio
@@ -436,6 +446,8 @@ while [ $n -lt 3 ] && [ $hung = 0 ]; do
 done
 is "unmount during a throttled pass never hangs (3 rounds, 120 s each)" $hung 0
 [ $hung = 1 ] && bail "umount hung; the guest cannot go on"
+is "...a pass was in progress at each unmount" "$inpass" " 1 1 1"
+is "...and each unmount succeeded" "$failed" ""
 
 # ---- remount while writers are throttled in the files being moved ----
 # Every remount stops the mover, holding s_umount. A writer throttled in
@@ -443,6 +455,8 @@ is "unmount during a throttled pass never hangs (3 rounds, 120 s each)" $hung 0
 # mover may be waiting for, and only writeback can let the writer go:
 # the flusher needs s_umount, so the stop must write back itself.
 S=$(hot_sysfs)
+inpass=
+failed=
 n=0
 while [ $n -lt 3 ] && [ $hung = 0 ]; do
 	make_files $MNT/wr$n 8 4096K
@@ -452,24 +466,26 @@ while [ $n -lt 3 ] && [ $hung = 0 ]; do
 	echo 32768 >/proc/sys/vm/dirty_background_bytes
 	(echo 1 >$S/mover_run) 2>/dev/null &
 	wait_in_pass 20
-	inpass=$(stat_of pass_in_progress)
+	inpass="$inpass $(stat_of pass_in_progress)"
+	writers=
 	for i in 7 6 5 4 3 2 1 0; do
 		dd if=/dev/zero of=$MNT/wr$n/f$i bs=1M count=4 conv=notrunc \
 			2>/dev/null &
+		writers="$writers $!"
 	done
 	sleep 1
 	mount -o remount,commit=$((30 + n)) $MNT &
-	upid=$!
-	w=0
-	while kill -0 $upid 2>/dev/null && [ $w -lt 120 ]; do
-		sleep 1
-		w=$((w + 1))
-	done
-	if kill -0 $upid 2>/dev/null; then
+	wait_pid $!
+	rc=$?
+	if [ $rc = 124 ]; then
 		hung=1
 		break
 	fi
-	diag "round $n: pass in progress before the writers: ${inpass:-?}; remount took ${w}s"
+	[ $rc = 0 ] || failed="$failed remount:$rc"
+	diag "round $n: remount took ${WAITED}s"
+	for p in $writers; do
+		wait_pid $p || failed="$failed dd:$?"
+	done
 	wait
 	echo 20 >/proc/sys/vm/dirty_ratio
 	echo 10 >/proc/sys/vm/dirty_background_ratio
@@ -477,6 +493,9 @@ while [ $n -lt 3 ] && [ $hung = 0 ]; do
 done
 is "remount with writers throttled in the files being moved never hangs (3 rounds)" $hung 0
 [ $hung = 1 ] && bail "remount hung; the guest cannot go on"
+is "...a pass was in progress when the writers started, in each round" \
+	"$inpass" " 1 1 1"
+is "...and each remount and every writer succeeded" "$failed" ""
 check "scrub is clean" scrub_clean $MNT
 umount $MNT
 check "btrfs check is clean" btrfs check "$SLOW_DEV"

@@ -51,3 +51,19 @@ scrub_clean() {
 	echo "$out"
 	echo "$out" | grep -q "Error summary: *no errors found"
 }
+
+# wait_pid PID [SECONDS]: wait up to SECONDS (default 120) for the
+# background job PID of the calling shell. Sets WAITED to the seconds
+# waited. Returns the job's exit status, or 124 if it is still running.
+# Not from a command substitution: a subshell cannot wait for its
+# parent's jobs.
+wait_pid() {
+	local pid=$1 max=${2:-120}
+	WAITED=0
+	while kill -0 "$pid" 2>/dev/null; do
+		[ $WAITED -lt "$max" ] || return 124
+		sleep 1
+		WAITED=$((WAITED + 1))
+	done
+	wait "$pid"
+}
