@@ -21,7 +21,7 @@ TOP := $(CURDIR)
 DEPS := linux-source-6.1 gcc make bc bison flex libelf-dev libssl-dev ccache \
 	cpio kmod python3 git qemu-system-x86 qemu-utils btrfs-progs busybox-static \
 	nvme-cli fio xfsprogs e2fsprogs dmsetup thin-provisioning-tools gnuplot-nox \
-	cppcheck shellcheck python3-ply python3-git jq attr
+	cppcheck shellcheck python3-ply python3-git jq attr bcache-tools
 # What make check needs: no QEMU, no kernel build.
 CHECK_DEPS := linux-source-6.1 gcc make git python3 cppcheck shellcheck
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Render the benchmark JSON of one run into RESULTS.md and PNG plots.
 
-Usage: render.py DIR. Reads DIR/{hotset,overhead,scale}.json, writes
-DIR/latency.png and DIR/overhead.png, and RESULTS.md: benchmarks/RESULTS.md
+Usage: render.py DIR. Reads DIR/{timeline,overhead,scale}.json, writes
+DIR/timeline-*.png and DIR/overhead.png, and RESULTS.md: benchmarks/RESULTS.md
 for a full run in benchmarks/results, DIR/RESULTS.md otherwise. Every
 number comes from the JSON; nothing here is edited by hand.
 """
@@ -17,47 +17,216 @@ def load(d, name):
         return json.load(f)
 
 
-def phase(h, label):
-    for p in h["phases"]:
-        if p["label"] == label:
-            return p
-    return None
+WORKLOADS = [
+    ("w1", "W1 scattered, W4 scan, W3 shift",
+     "zipf:{zipf} 4 KiB reads over the first half of {data_mb} MiB, one"
+     " sequential read of all of it (`scan`), the same reads again, then"
+     " the hot set moves to the second half"),
+    ("w2", "W2 hot files",
+     "{w2_files} files of {w2_file_mb} MiB, a zipf:{zipf} choice of file,"
+     " uniform 4 KiB reads inside it"),
+    ("w6", "W6 mixed",
+     "70/30 random 4 KiB reads and writes, zipf:{zipf}, over the first half"
+     " of W1's data, after W1's timeline"),
+    ("w1-snap", "W1 and W6 with a read-only snapshot",
+     "W1's reads, then W6's reads and writes, with a read-only snapshot of"
+     " the data's subvolume taken before the timeline"),
+]
 
 
-def plot_latency(d, h):
-    """p50 latency per second over the whole run, one line per setup."""
-    data = os.path.join(d, "latency.dat")
-    groups = {"all-SATA": [], "all-NVMe": [], "tiered": [], "dm-cache": []}
-    # Phases run back to back: phase i covers [i * runtime, (i + 1) * runtime).
-    for i, p in enumerate(h["phases"]):
-        key = next(k for k in groups if p["label"].startswith(k))
-        base = i * h["runtime_s"]
-        groups[key].append([(base + min(t, h["runtime_s"]) - 1, v)
-                            for t, v in p["series"]])
+def zipf_hot(n, theta, share=0.9):
+    """The number of the n items of a zipf(theta) that draw share of the
+    accesses: the size of the hot set."""
+    w = [k ** -theta for k in range(1, n + 1)]
+    total, acc = sum(w), 0.0
+    for k, x in enumerate(w, 1):
+        acc += x
+        if acc >= share * total:
+            return k
+    return n
+
+
+def seg_summary(tl, seg, direction="read"):
+    """The last third of a segment's intervals (where it has converged):
+    mean IOPS, median of the interval p50s and p99s, hit ratio."""
+    pts = [p for p in tl["points"] if p["seg"] == seg and
+           p["dir"] == direction]
+    if not pts:
+        return None
+    tail = pts[len(pts) * 2 // 3:] or pts
+    mid = sorted(p["p50_us"] for p in tail)
+    p99 = sorted(p["p99_us"] for p in tail)
+    hits = [p["hit"] for p in tail if p["hit"] is not None]
+    return {"iops": sum(p["iops"] for p in tail) / len(tail),
+            "p50_us": mid[len(mid) // 2], "p99_us": p99[len(p99) // 2],
+            "hit": sum(hits) / len(hits) if hits else None}
+
+
+def plot_timeline(d, work, tls, title):
+    """p50 latency and hit ratio over time, one line per setup, the
+    tiered setup's passes marked."""
+    data = os.path.join(d, "timeline-%s.dat" % work)
     with open(data, "w") as f:
-        for k, phases in groups.items():
-            f.write("# %s\n" % k)
-            for pts in phases:
-                for t, v in pts:
-                    f.write("%s %s\n" % (t, v))
-                f.write("\n")		# a gap between phases
-            f.write("\n")
-    png = os.path.join(d, "latency.png")
+        for tl in tls:
+            f.write("# %s\n" % tl["setup"])
+            for p in tl["points"]:
+                if p["dir"] == "read":
+                    f.write("%s %d %s\n" % (p["t"], p["p50_us"],
+                                            "NaN" if p["hit"] is None
+                                            else p["hit"]))
+            f.write("\n\n")
+        f.write("# passes\n")
+        for tl in tls:
+            for x in tl["passes"]:
+                f.write("%s %d\n" % (x["t"], x["moved_bytes"] >> 20))
+        f.write("0 NaN\n")
+    png = os.path.join(d, "timeline-%s.png" % work)
+    lat = ", ".join("'%s' index %d using 1:2 with lines lw 2 title '%s'" %
+                    (data, i, tl["setup"]) for i, tl in enumerate(tls))
+    hit = ", ".join("'%s' index %d using 1:3 with lines lw 2 title '%s'" %
+                    (data, i, tl["setup"]) for i, tl in enumerate(tls))
     script = """
-set terminal pngcairo size 1000,500
+set terminal pngcairo size 1000,700
 set output '%s'
-set title 'Hot-set 4 KiB random read latency (1 s means), zipf:%s'
-set xlabel 'seconds of measurement (phases back to back; mover passes between tiered phases)'
-set ylabel 'latency (us, log)'
+set multiplot layout 2,1 title '%s'
+set xlabel 'seconds into the timeline'
+set ylabel 'read p50 per interval (us, log)'
 set logscale y
-set yrange [100:100000]
-set key top right box opaque
-plot '%s' index 0 with lines title 'all-SATA', \\
-     '' index 1 with lines title 'all-NVMe', \\
-     '' index 2 with linespoints pt 7 ps 0.4 title 'tiered (passes between phases)', \\
-     '' index 3 with lines title 'dm-cache smq'
-""" % (png, h["zipf"], data)
+set key outside right
+plot %s, '%s' index %d using 1:(200000) with impulses lc 'gray' title 'tiered: a pass'
+unset logscale y
+set ylabel 'read hit ratio (requests)'
+set yrange [0:1.05]
+plot %s
+unset multiplot
+""" % (png, title, lat, data, len(tls), hit)
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    return os.path.basename(png)
+
+
+HEADLINE = [("w1", "w1", "W1 scattered"), ("w1", "w3-shifted", "W3 after the shift"),
+            ("w2", "w2", "W2 hot files"), ("w6", "w6", "W6 mixed (reads)")]
+
+
+def render_headline(t, w):
+    """Tiered against the others, as ratios, per workload."""
+    tls = t["timelines"]
+    tiered = {x["workload"]: x for x in tls if x["setup"] == "tiered"}
+    others = [s for s in ("all-NVMe", "dm-cache-256k", "bcache", "all-SATA")
+              if any(x["setup"] == s for x in tls)]
+    w("Tiered against each setup, settled state (the last third of the"
+      " segment): p50 and p99 as tiered / other (below 1: tiered is"
+      " faster), IOPS as tiered / other (above 1: tiered is faster), and"
+      " the two hit ratios.")
+    w("")
+    w("| workload | against | p50 | p99 | IOPS | hit ratio |")
+    w("|---|---|---:|---:|---:|---|")
+    for work, seg, label in HEADLINE:
+        if work not in tiered:
+            continue
+        mine = seg_summary(tiered[work], seg)
+        if mine is None:
+            continue
+        for o in others:
+            x = next((y for y in tls if y["setup"] == o and
+                      y["workload"] == work), None)
+            if x is None:
+                continue
+            r = seg_summary(x, seg) or seg_summary(x, x["segments"][0]["name"])
+            if r is None:
+                continue
+            w("| %s | %s | %.2f | %.2f | %.2f | %s vs %s |" % (
+                label, o, mine["p50_us"] / max(r["p50_us"], 1),
+                mine["p99_us"] / max(r["p99_us"], 1),
+                mine["iops"] / max(r["iops"], 1),
+                "-" if mine["hit"] is None else "%.0f%%" % (100 * mine["hit"]),
+                "-" if r["hit"] is None else "%.0f%%" % (100 * r["hit"])))
+    w("")
+
+
+def render_timelines(d, t, rel, w):
+    """Section 1 of RESULTS.md from timeline.json."""
+    st = t["setup"]
+    w("## 1. Timelines")
+    w("")
+    w("Every setup gets the same I/O for the same time on one time axis."
+      " The tiered setup's mover runs on its own timer, every %d s"
+      " (`mover_interval`); dm-cache and bcache migrate on their own."
+      " 4 KiB direct I/O at queue depth 1 (psync). Intervals of %d s;"
+      " p50 and p99 from fio's per-I/O latency log; the hit ratio is the"
+      " share of completed read requests (`/sys/block/*/stat` field 1)"
+      " served by the device that holds the fast copy." %
+      (st["mover_interval_s"], st["interval_s"]))
+    w("")
+    w("Fast space for data: the tiered NVMe is %d MiB, of which the"
+      " mover reports %d MiB for data (`fast_capacity_bytes`: less the"
+      " raid1 metadata, the system chunk and the room kept for metadata);"
+      " dm-cache and bcache get caches of the same %d MiB. The mover's"
+      " range is %d KiB; dm-cache runs with 256 KiB blocks and with"
+      " blocks of the range size; bcache with 512 KiB buckets." %
+      (st["fast_mb"], st["cache_mb"], st["cache_mb"],
+       st["range_size"] >> 10))
+    w("")
+    blocks = st["data_mb"] * 256 // 2
+    hot = zipf_hot(blocks, st["zipf"])
+    files = zipf_hot(st["w2_files"], st["zipf"])
+    w("Hot sets (90 %% of the accesses): W1 %d MiB (%d of %d blocks of"
+      " 4 KiB), W2 %d MiB (%d of %d files). Seeds: %d and up, one per fio"
+      " run, in timeline.json." % (
+          hot * 4 >> 10, hot, blocks, files * st["w2_file_mb"], files,
+          st["w2_files"], st["first_seed"]))
+    w("")
+    render_headline(t, w)
+    tls = t["timelines"]
+    nvme = {x["workload"]: x for x in tls if x["setup"] == "all-NVMe"}
+    for work, title, desc in WORKLOADS:
+        group = [x for x in tls if x["workload"] == work]
+        if not group:
+            continue
+        w("### %s" % title)
+        w("")
+        w(desc.format(**st) + ". Per segment, the last third of its"
+          " intervals (where it has settled); whole-timeline hit ratio,"
+          " NVMe bytes written and, for tiered, bytes the mover moved.")
+        w("")
+        segs = []
+        for x in group:
+            for s in x["segments"]:
+                if s["name"] != "scan" and s["name"] not in segs:
+                    segs.append(s["name"])
+        w("| setup | segment | IOPS | p50 us | p99 us | hit | p50 / all-NVMe |"
+          " hit (run) | NVMe written MiB | moved MiB |")
+        w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for x in group:
+            for s in segs:
+                r = seg_summary(x, s)
+                if r is None:
+                    continue
+                base = seg_summary(nvme[work], s) if work in nvme else None
+                if base is None and work in nvme:
+                    base = seg_summary(nvme[work], nvme[work]["segments"][0]["name"])
+                w("| %s | %s | %.0f | %d | %d | %s | %s | %s | %d | %d |" % (
+                    x["setup"], s, r["iops"], r["p50_us"], r["p99_us"],
+                    "-" if r["hit"] is None else "%.0f%%" % (100 * r["hit"]),
+                    "%.1fx" % (r["p50_us"] / max(base["p50_us"], 1))
+                    if base else "-",
+                    "%.0f%%" % (100.0 * x["fast_reads"] / x["reads"])
+                    if x["reads"] else "-",
+                    x["fast_written_bytes"] >> 20,
+                    x["mover_moved_bytes"] >> 20))
+        w("")
+        w("![%s](%s%s)" % (title, rel, plot_timeline(d, work, group, title)))
+        w("")
+        caches = [x for x in group if "cache_read_hits" in x and
+                  x["cache_read_hits"] + x["cache_read_misses"] > 0]
+        if caches:
+            w("Cross-check, the caches' own counters over the timeline: " +
+              "; ".join("%s %d hits, %d misses (%.0f%%)" % (
+                  x["setup"], x["cache_read_hits"], x["cache_read_misses"],
+                  100.0 * x["cache_read_hits"] /
+                  (x["cache_read_hits"] + x["cache_read_misses"]))
+                  for x in caches) + ".")
+            w("")
 
 
 def plot_overhead(d, rows):
@@ -81,8 +250,8 @@ plot '%s' using 2:xtic(1) title 'random reads', '' using 3 title 'sequential wri
 
 def main():
     d = sys.argv[1]
-    hs, ov, sc = load(d, "hotset"), load(d, "overhead"), load(d, "scale")
-    h, o, s = hs["result"], ov["result"], sc["result"]
+    tl, ov, sc = load(d, "timeline"), load(d, "overhead"), load(d, "scale")
+    o, s = ov["result"], sc["result"]
     full = os.path.abspath(d) == os.path.abspath(
         os.path.join(os.path.dirname(__file__), "results"))
     md_path = os.path.join(os.path.dirname(__file__), "RESULTS.md") if full \
@@ -100,49 +269,11 @@ def main():
     w("| | |")
     w("|---|---|")
     for k in ("kernel", "commit", "date", "topology"):
-        w("| %s | %s |" % (k, hs[k]))
-    w("| mode | %s |" % ("quick smoke run (small sizes)" if hs["quick"]
+        w("| %s | %s |" % (k, tl[k]))
+    w("| mode | %s |" % ("quick smoke run (small sizes)" if tl["quick"]
                           else "full"))
     w("")
-    w("## 1. Hot-set latency")
-    w("")
-    w("%d MiB of data, fast tier %d MiB, fio 4 KiB direct random reads at"
-      " QD1 with zipf:%s, %d s per phase. `NVMe share` is the NVMe's part of"
-      " the sectors read (`/sys/block/*/stat`)." %
-      (h["data_mb"], h["fast_mb"], h["zipf"], h["runtime_s"]))
-    w("")
-    w("| setup | IOPS | p50 us | p99 us | p99.9 us | NVMe share |")
-    w("|---|---:|---:|---:|---:|---:|")
-    for p in h["phases"]:
-        w("| %s | %d | %d | %d | %d | %.0f%% |" % (
-            p["label"], p["iops"], p["p50_us"], p["p99_us"], p["p999_us"],
-            100 * p["nvme_read_share"]))
-    w("")
-    sata, nvme = phase(h, "all-SATA"), phase(h, "all-NVMe")
-    last = [p for p in h["phases"] if p["label"].startswith("tiered-after")]
-    dmc = [p for p in h["phases"] if p["label"].startswith("dm-cache-warm")]
-    if sata and nvme and last and dmc:
-        t, c = last[-1], dmc[-1]
-        w("After %d passes the tiered p99 is %.2fx the all-SATA p99 and"
-          " %.2fx the all-NVMe p99; dm-cache after the same I/O is at %.2fx"
-          " the all-SATA p99. Tiered p99 / dm-cache p99 = %.2f." % (
-              len(last), t["p99_us"] / max(sata["p99_us"], 1),
-              t["p99_us"] / max(nvme["p99_us"], 1),
-              c["p99_us"] / max(sata["p99_us"], 1),
-              t["p99_us"] / max(c["p99_us"], 1)))
-        w("")
-    w("Bytes moved per pass: " + ", ".join(
-        "pass %d: %d MiB in %d ms" % (m["pass"], m["bytes"] >> 20, m["ms"])
-        for m in h["passes"]) + ".")
-    w("")
-    if h["shift"]:
-        w("After the hot set moved to the other half of the file: " +
-          ", ".join("pass %d p50 %d us" % (x["pass"], x["p50_us"])
-                    for x in h["shift"]) + ".")
-        w("")
-    plot_latency(d, h)
-    w("![latency over time](%slatency.png)" % rel)
-    w("")
+    render_timelines(d, tl["result"], rel, w)
     w("## 2. Tracking overhead")
     w("")
     base = o["results"][0]
@@ -191,15 +322,17 @@ def main():
 
 
 def update_readme(lines):
-    """Put the hot-set table and the plot between the README's markers."""
+    """Put the timelines' introduction and headline table between the
+    README's markers."""
     readme = os.path.join(os.path.dirname(__file__), "..", "README.md")
     start, end = "<!-- bench:start -->", "<!-- bench:end -->"
     with open(readme) as f:
         text = f.read()
     if start not in text or end not in text:
         return
-    i = lines.index("## 1. Hot-set latency")
-    j = lines.index("## 2. Tracking overhead")
+    i = lines.index("## 1. Timelines")
+    j = next(k for k in range(i + 1, len(lines))
+             if lines[k].startswith("### ") or lines[k].startswith("## "))
     body = [l.replace("](results/", "](benchmarks/results/")
             for l in lines[i + 1:j]]
     meta = [l for l in lines if l.startswith("| commit") or

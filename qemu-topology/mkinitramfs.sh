@@ -19,7 +19,7 @@ bins=(
 	/sbin/mkfs.btrfs /bin/btrfs /bin/btrfs-map-logical
 	/usr/sbin/nvme /usr/bin/fio /usr/sbin/xfs_io /usr/sbin/filefrag
 	/sbin/dmsetup /usr/sbin/cache_check /usr/bin/jq /usr/bin/getfattr
-	/usr/bin/chattr /usr/bin/setfattr
+	/usr/bin/chattr /usr/bin/setfattr /usr/sbin/make-bcache
 )
 heatctl=$top/userspace/heatctl
 abuse=$top/userspace/tests/heat-abuse

@@ -1,221 +1,426 @@
 #!/bin/sh
 # shellcheck shell=dash
-# DRAFT (issue #11), not yet run: the timeline benchmark, one continuous
-# measurement per setup with the mover (or the cache) working on its own
-# while the workload runs.
+# The timeline benchmark (issue #11), run inside the guest by
+# benchmarks/run: every setup gets the same I/O for the same time on one
+# time axis, and the mover (or the cache) works on its own while it runs.
 #
-# Setups over the same SATA disk and NVMe: tiered btrfs (-o hotdatamove,
-# mover_interval $MOVER_S), dm-cache smq writethrough with 256 KiB blocks
-# and with blocks of our range size, and bcache writethrough; each cache
-# gets the fast data space the tiered setup reports (fast_capacity_bytes),
-# so that all have the same room for data. all-SATA and all-NVMe btrfs get
-# one steady measurement each (they do not converge).
+# Setups, over the same SATA disk and NVMe:
+#   all-SATA, all-NVMe   btrfs on one device: one steady measurement per
+#                        workload (nothing converges);
+#   tiered               btrfs over both, -o hotdatamove, the mover on its
+#                        own timer (mover_interval $MOVER_S s);
+#   dm-cache-256k        dm-cache smq writethrough, 256 KiB blocks;
+#   dm-cache-<range>     the same with blocks of our range size, so that
+#                        granularity and policy are not confused;
+#   bcache               bcache writethrough, default sequential_cutoff.
+# The caches get the fast data space the tiered setup reports
+# (mover_stats fast_capacity_bytes: its NVMe less the metadata and system
+# chunks and the room kept for metadata), so all have the same room.
 #
-# A timeline is a run of fio segments back to back on one time axis:
-#   W1  zipf:$ZIPF 4 KiB QD1 direct random reads over the first half of
-#       the data file, for $T1 s;
-#   W4  one sequential read of all the data (a backup), then W1 again for
-#       $T2 s: what the scan did to the hit ratio;
-#   W3  the hot set moves to the second half, for $T3 s.
-# fio logs every I/O; intervals of $INT s give p50, p99 and IOPS. A sampler
-# reads the completed reads (field 1) and the sectors written (field 7) of
-# every block device each interval: the hit ratio is the fast device's
-# share of the reads of the data device, counted in requests, not sectors.
-# Every segment has its own fio seed, recorded.
+# Workloads, 4 KiB direct reads at queue depth 1 (psync):
+#   W1  zipf:$ZIPF over the first half of one data file for $T1 s; then
+#   W4  one sequential buffered read of the whole file (a backup), W1
+#       again for $T2 s;
+#   W3  the hot set moves to the second half, for $T3 s: the fast tier
+#       cannot hold both hot sets, following means displacing;
+#   W6  70/30 random reads and writes over W1's data, $T6 s;
+#   W2  $W2_FILES files of $W2_MB MiB, a zipf choice of file, uniform
+#       reads inside it, $TW2 s;
+#   and W1 and W6 once more with a read-only snapshot of the data's
+#   subvolume taken before the timeline.
+# W5 (wear) is in every record: bytes written to each device over the
+# timeline, and for tiered the bytes the mover moved.
 #
-# Output: "@@JSON timeline <json>" per setup, "# ..." progress lines.
+# Each timeline is cut into $INT s intervals: IOPS, p50 and p99 from
+# fio's per-I/O latency log (log2 histogram, 1/32 octave: within 2.2 %),
+# and the read hit ratio from completed read requests (field 1 of
+# /sys/block/*/stat): reads of the device that holds the fast copy over
+# reads of the device the filesystem sits on. dm-cache's and bcache's own
+# hit counters are recorded as a cross-check. Every fio run has its own
+# seed, recorded.
+#
+# Output: "@@JSON timeline <json>" per timeline, "@@JSON setup <json>"
+# once, and "# ..." progress lines.
 . /test/lib/guest.sh
 
 MNT=/mnt/b
 mkdir -p $MNT
 QUICK=${HEAT_quick:-0}
 if [ "$QUICK" = 1 ]; then
-	DATA_MB=192 FAST_MB=128 T1=30 T2=10 T3=30 INT=5 MOVER_S=10
+	DATA_MB=192 FAST_MB=128 W2_FILES=16 W2_MB=12 INT=5 MOVER_S=10
+	T1=30 T2=10 T3=30 T6=10 TW2=30 TSTEADY=10
 else
-	DATA_MB=1536 FAST_MB=1024 T1=300 T2=60 T3=300 INT=10 MOVER_S=30
+	DATA_MB=1536 FAST_MB=1024 W2_FILES=64 W2_MB=24 INT=10 MOVER_S=30
+	T1=180 T2=60 T3=180 T6=60 TW2=180 TSTEADY=60
 fi
 ZIPF=1.2
 SEED=${HEAT_seed:-$(date +%s)}
+SETUPS=${HEAT_setups:-all-SATA all-NVMe tiered dm-cache-256k dm-cache-range bcache}
+SLOW=${SLOW_DEV##*/}
+FAST=${FAST_DEV##*/}
 t_start=$(date +%s)
+failed=0
 
 say() { echo "# [$(($(date +%s) - t_start)) s] $*"; }
 emit() { echo "@@JSON $1 $2"; }
-uptime_s() { awk '{ printf "%d\n", $1 }' /proc/uptime; }
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+mover_stat() { awk -v k="$1" '$1 == k { print $2 }' "$H/mover_stats"; }
+dm_name() { echo "dm-$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')"; }
 
-# ---- the sampler: one line per interval, "t dev reads wsectors ..." ----
-sampler_start() {
-	: >/tmp/samples
-	(
-		while [ ! -e /tmp/sampler.stop ]; do
-			t=$(uptime_s)
-			for d in /sys/block/*; do
-				awk -v t="$t" -v d="${d##*/}" '{ print t, d, $1, $7 }' "$d/stat"
-			done >>/tmp/samples
-			sleep "$INT"
+# ---- setups ----
+# up SETUP: the devices and a btrfs for SETUP, mounted at $MNT, with the
+# subvolume $MNT/sv for the data. Sets TOPS (the devices the filesystem
+# reads from), HITS (the device whose reads are served fast; "none" for
+# all-SATA), H (tiered: its hot/ directory) and EXTRA (JSON fields).
+up() {
+	H="" EXTRA=""
+	case $1 in
+	all-SATA)
+		mkfs.btrfs -q -f -K "$SLOW_DEV" && mount "$SLOW_DEV" $MNT || return 1
+		TOPS=$SLOW HITS=none
+		;;
+	all-NVMe)
+		mkfs.btrfs -q -f -K "$FAST_DEV" && mount "$FAST_DEV" $MNT || return 1
+		TOPS=$FAST HITS=$FAST
+		;;
+	tiered)
+		mkfs.btrfs -q -f -K -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" &&
+			mount -o hotdatamove "$SLOW_DEV" $MNT || return 1
+		btrfs filesystem resize 2:${FAST_MB}M $MNT >/dev/null || return 1
+		H=/sys/fs/btrfs/$(btrfs filesystem show $MNT |
+			sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p')/hot
+		# No pass while the data is written; one on the empty
+		# filesystem reports the fast data space.
+		echo 86400 >"$H/mover_interval"
+		echo 1 >"$H/mover_run"
+		TOPS="$SLOW $FAST" HITS=$FAST
+		EXTRA="\"fast_capacity_bytes\":$(mover_stat fast_capacity_bytes),\"range_size\":$(cat "$H/range_size"),\"mover_interval_s\":$MOVER_S"
+		;;
+	dm-cache-*)
+		local kib=${1#dm-cache-}
+		[ "$kib" = range ] && kib=$((RANGE / 1024))
+		kib=${kib%k}
+		dmsetup create tmeta --table "0 32768 linear $FAST_DEV 0" &&
+			dmsetup create tdata --table "0 $((CACHE_MB * 2048)) linear $FAST_DEV 32768" ||
+			return 1
+		dmsetup mknodes		# no udev in the guest
+		dd if=/dev/zero of=/dev/mapper/tmeta bs=1M count=16 oflag=direct 2>/dev/null
+		dmsetup create tcached --table "0 $(blockdev --getsz "$SLOW_DEV") cache /dev/mapper/tmeta /dev/mapper/tdata $SLOW_DEV $((kib * 2)) 1 writethrough smq 0" ||
+			return 1
+		dmsetup mknodes
+		mkfs.btrfs -q -f -K /dev/mapper/tcached && mount /dev/mapper/tcached $MNT || return 1
+		TOPS=$(dm_name tcached) HITS=$(dm_name tdata)
+		EXTRA="\"cache_bytes\":$((CACHE_MB << 20)),\"block_bytes\":$((kib * 1024))"
+		;;
+	bcache)
+		dmsetup create tdata --table "0 $((CACHE_MB * 2048)) linear $FAST_DEV 0" || return 1
+		dmsetup mknodes
+		# make-bcache refuses a device with another signature on it.
+		for d in "$SLOW_DEV" /dev/mapper/tdata; do
+			dd if=/dev/zero of="$d" bs=1M count=1 oflag=direct 2>/dev/null
 		done
-	) &
-	SAMPLER=$!
+		make-bcache --wipe-bcache --bucket 512k -B "$SLOW_DEV" -C /dev/mapper/tdata \
+			>/dev/null || return 1
+		echo "$SLOW_DEV" >/sys/fs/bcache/register 2>/dev/null
+		echo /dev/mapper/tdata >/sys/fs/bcache/register 2>/dev/null
+		local i=0
+		while ! [ -b /dev/bcache0 ] && [ $i -lt 100 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		mkfs.btrfs -q -f -K /dev/bcache0 && mount /dev/bcache0 $MNT || return 1
+		TOPS=bcache0 HITS=$(dm_name tdata)
+		EXTRA="\"cache_bytes\":$((CACHE_MB << 20)),\"bucket_bytes\":524288,\"cache_mode\":\"$(cat /sys/block/bcache0/bcache/cache_mode)\",\"sequential_cutoff\":\"$(cat /sys/block/bcache0/bcache/sequential_cutoff)\""
+		;;
+	*)
+		return 1
+		;;
+	esac
+	btrfs subvolume create $MNT/sv >/dev/null
 }
 
-sampler_stop() {
-	touch /tmp/sampler.stop
-	wait "$SAMPLER"
-	rm -f /tmp/sampler.stop
+# down SETUP: unmount and take the setup's devices apart.
+down() {
+	umount $MNT
+	case $1 in
+	dm-cache-*)
+		dmsetup remove tcached
+		dmsetup remove tdata
+		dmsetup remove tmeta
+		;;
+	bcache)
+		echo 1 >/sys/block/bcache0/bcache/stop
+		for s in /sys/fs/bcache/*-*-*-*-*/unregister; do
+			[ -e "$s" ] && echo 1 >"$s"
+		done
+		local i=0
+		while [ -e /sys/block/bcache0 ] && [ $i -lt 100 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		dmsetup remove tdata
+		dd if=/dev/zero of="$SLOW_DEV" bs=1M count=1 oflag=direct 2>/dev/null
+		;;
+	esac
 }
 
-# ---- fio segments ----
-# segment NAME FILE OFFSET% SIZE% SECONDS: zipf random reads; appends the
-# per-I/O log to /tmp/lat.all with the segment's start on the common axis.
-segment() {
-	local name=$1 file=$2 off=$3 size=$4 secs=$5 t0
-	SEED=$((SEED + 1))
-	t0=$(uptime_s)
-	rm -f /tmp/seg_lat.1.log
-	fio --name="$name" --filename="$file" --rw=randread --bs=4k --direct=1 \
-		--ioengine=psync --iodepth=1 --random_distribution=zipf:$ZIPF \
-		--offset="$off%" --size="$size%" --norandommap --randrepeat=0 \
-		--randseed=$SEED --time_based --runtime="$secs" \
-		--write_lat_log=/tmp/seg --log_avg_msec=0 >/dev/null 2>&1
-	# fio's time is in ms from the segment's start; shift it to uptime.
-	awk -F', *' -v t0="$t0" '{ printf "%d %d\n", t0 + $1 / 1000, $2 / 1000 }' \
-		/tmp/seg_lat.1.log >>/tmp/lat.all
-	SEGS="$SEGS${SEGS:+,}{\"name\":\"$name\",\"start\":$t0,\"seconds\":$secs,\"seed\":$SEED,\"offset_pct\":$off}"
+w1_data() {
+	dd if=/dev/urandom of=$MNT/sv/data bs=1M count=$DATA_MB 2>/dev/null
 }
-
-# scan FILE: one sequential buffered read of all of it, timed.
-scan() {
-	local t0
-	t0=$(uptime_s)
-	dd if="$1" of=/dev/null bs=1M 2>/dev/null
-	SEGS="$SEGS${SEGS:+,}{\"name\":\"scan\",\"start\":$t0,\"seconds\":$(($(uptime_s) - t0))}"
+w2_data() {
+	local i=0
+	mkdir -p $MNT/sv/w2
+	while [ $i -lt $W2_FILES ]; do
+		dd if=/dev/urandom of=$MNT/sv/w2/f.$i bs=1M count=$W2_MB 2>/dev/null
+		i=$((i + 1))
+	done
 }
-
-# intervals DATA_DEV FAST_DEV TOP_DEV: per interval of the latency log,
-# "[t, iops, p50_us, p99_us, hit]" as JSON. TOP_DEV is the device btrfs
-# reads (the cached device; for tiered btrfs the sum of the two disks).
-intervals() {
-	local data=$1 fast=$2 top=$3
-	awk -v iv="$INT" '{ print int($1 / iv) * iv, $2 }' /tmp/lat.all |
-		sort -k1,1n -k2,2n >/tmp/lat.sorted
-	awk '{ n[$1]++ } END { for (t in n) print t, n[t] }' /tmp/lat.sorted |
-		sort -n >/tmp/lat.counts
-	# Reads per device and interval, from the sampler's counters.
-	awk -v iv="$INT" -v data="$data" -v fast="$fast" -v top="$top" '
-		$2 == data || $2 == fast || $2 == top {
-			k = int($1 / iv) * iv
-			if (!(($2, "first") in seen)) { prev[$2] = $3; seen[$2, "first"] = 1; next }
-			d[k, $2] += $3 - prev[$2]; prev[$2] = $3; ks[k] = 1
-		}
-		END {
-			for (k in ks) {
-				t = (top == "sum") ? d[k, data] + d[k, fast] : d[k, top]
-				printf "%d %s\n", k, (t > 0 ? sprintf("%.3f", d[k, fast] / t) : "null")
-			}
-		}' /tmp/samples | sort -n >/tmp/hits
-	awk 'FILENAME == "/tmp/lat.counts" { n[$1] = $2; next }
-		FILENAME == "/tmp/hits" { h[$1] = $2; next }
-		{
-			if ($1 != cur) { cur = $1; i = 0 }
-			i++
-			if (i == int((n[cur] + 1) * 0.5)) p50[cur] = $2
-			if (i == int((n[cur] + 1) * 0.99)) p99[cur] = $2
-			ts[cur] = 1
-		}
-		END {
-			for (t in ts)
-				printf "%d [%d,%.1f,%d,%d,%s]\n", t, t, n[t] / iv, p50[t], p99[t], \
-					(t in h ? h[t] : "null")
-		}' iv="$INT" /tmp/lat.counts /tmp/hits /tmp/lat.sorted |
-		sort -n | awk '{ printf "%s%s", (NR > 1 ? "," : ""), $2 }'
-}
-
-# written DEV: sectors written to DEV over the whole timeline.
-written() {
-	awk -v d="$1" '$2 == d { if (!f) { a = $4; f = 1 } b = $4 } END { print b - a + 0 }' \
-		/tmp/samples
-}
-
-write_data() {
-	dd if=/dev/urandom of=$MNT/data bs=1M count=$DATA_MB 2>/dev/null
+settle() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 }
 
-# timeline NAME DATA_DEV FAST_DEV TOP_DEV [EXTRA_JSON]
-timeline() {
-	local name=$1 data=$2 fast=$3 top=$4 extra=${5:-}
-	SEGS=""
-	rm -f /tmp/lat.all
-	sampler_start
-	segment w1 $MNT/data 0 50 "$T1"
-	scan $MNT/data
-	segment w1-after-scan $MNT/data 0 50 "$T2"
-	segment w3-shifted $MNT/data 50 50 "$T3"
-	sampler_stop
-	emit timeline "{\"setup\":\"$name\",\"interval_s\":$INT,\"segments\":[$SEGS],\"fast_written_sectors\":$(written "$fast"),\"points\":[$(intervals "$data" "$fast" "$top")]${extra:+,$extra}}"
+# ---- one timeline ----
+# sampler: once a second, "uptime dev reads written_sectors" for every
+# block device, and "uptime mover passes moved_bytes" for tiered.
+sampler_start() {
+	: >/tmp/samples
+	rm -f /tmp/sampler.stop
+	(
+		while [ ! -e /tmp/sampler.stop ]; do
+			awk -v t="$(uptime_s)" '
+				FILENAME ~ /mover_stats$/ {
+					if ($1 == "passes") p = $2
+					if ($1 == "promoted_bytes" || $1 == "demoted_bytes") m += $2
+					mv = 1
+					next
+				}
+				{ split(FILENAME, f, "/"); print t, f[4], $1, $7 }
+				END { if (mv) print t, "mover", p, m }' \
+				/sys/block/*/stat ${H:+"$H/mover_stats"} >>/tmp/samples
+			sleep 1
+		done
+	) &
+	SAMPLER=$!
+}
+sampler_stop() {
+	touch /tmp/sampler.stop
+	wait "$SAMPLER"
 }
 
-# ---- tiered btrfs ----
-say "tiered btrfs: $DATA_MB MiB of data, $FAST_MB MiB of NVMe, mover every $MOVER_S s"
-mkfs.btrfs -q -f -K -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" || exit 1
-mount -o hotdatamove "$SLOW_DEV" $MNT || exit 1
-btrfs filesystem resize 2:${FAST_MB}M $MNT >/dev/null
-uuid=$(btrfs filesystem show $MNT | sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p')
-H=/sys/fs/btrfs/$uuid/hot
-echo 86400 >"$H/mover_interval"
-write_data
-echo "$MOVER_S" >"$H/mover_interval"
-fast_cap=$(awk '$1 == "fast_capacity_bytes" { print $2 }' "$H/mover_stats")
-range=$(cat $H/range_size)
-timeline tiered sda nvme0n1 sum \
-	"\"fast_capacity_bytes\":$fast_cap,\"range_size\":$range,\"mover_interval_s\":$MOVER_S,\"mover_stats\":\"$(tr '\n' ' ' <$H/mover_stats)\""
-umount $MNT
-
-# ---- dm-cache, two block sizes, the same fast data space ----
-cache_mb=$((fast_cap >> 20))
-size=$(blockdev --getsz "$SLOW_DEV")
-for blk in 512 $((range / 512)); do
-	say "dm-cache smq writethrough: $cache_mb MiB cache, $((blk / 2)) KiB blocks"
-	dmsetup create bmeta --table "0 32768 linear $FAST_DEV 0"
-	dmsetup create bcdata --table "0 $((cache_mb * 2048)) linear $FAST_DEV 32768"
-	dmsetup mknodes
-	dd if=/dev/zero of=/dev/mapper/bmeta bs=1M count=16 oflag=direct 2>/dev/null
-	dmsetup create bcached --table "0 $size cache /dev/mapper/bmeta /dev/mapper/bcdata $SLOW_DEV $blk 1 writethrough smq 0"
-	dmsetup mknodes
-	top=$(basename "$(readlink -f /dev/mapper/bcached)")
-	mkfs.btrfs -q -f -K /dev/mapper/bcached && mount /dev/mapper/bcached $MNT && write_data
-	timeline "dm-cache-$((blk / 2))k" sda nvme0n1 "$top" \
-		"\"cache_bytes\":$((cache_mb << 20)),\"block_bytes\":$((blk * 512)),\"dmsetup_status\":\"$(dmsetup status bcached)\""
-	umount $MNT
-	dmsetup remove bcached
-	dmsetup remove bcdata
-	dmsetup remove bmeta
-done
-
-# ---- bcache ----
-if [ -d /sys/fs/bcache ] && command -v make-bcache >/dev/null; then
-	say "bcache writethrough: $cache_mb MiB cache"
-	dmsetup create bcdata --table "0 $((cache_mb * 2048)) linear $FAST_DEV 0"
-	dmsetup mknodes
-	wipefs -a "$SLOW_DEV" /dev/mapper/bcdata >/dev/null 2>&1
-	make-bcache --wipe-bcache -B "$SLOW_DEV" -C /dev/mapper/bcdata >/dev/null
-	echo "$SLOW_DEV" >/sys/fs/bcache/register 2>/dev/null
-	echo /dev/mapper/bcdata >/sys/fs/bcache/register 2>/dev/null
-	i=0
-	while [ ! -b /dev/bcache0 ] && [ $i -lt 50 ]; do
-		mdev -s 2>/dev/null
-		sleep 0.2
-		i=$((i + 1))
-	done
-	mkfs.btrfs -q -f -K /dev/bcache0 && mount /dev/bcache0 $MNT && write_data
-	timeline bcache sda nvme0n1 bcache0 \
-		"\"cache_bytes\":$((cache_mb << 20)),\"cache_hits\":$(cat /sys/block/bcache0/bcache/stats_total/cache_hits),\"cache_misses\":$(cat /sys/block/bcache0/bcache/stats_total/cache_misses)"
-	umount $MNT
-	echo 1 >/sys/block/bcache0/bcache/stop
-	for s in /sys/fs/bcache/*/unregister; do echo 1 >"$s"; done
+# tl_begin SETUP WORKLOAD: start a timeline.
+tl_begin() {
+	TL_SETUP=$1 TL_WORK=$2 SEGS="" T0=$(uptime_s)
+	: >/tmp/points
+	sampler_start
+	[ -n "$H" ] && echo "$MOVER_S" >"$H/mover_interval"
 	sleep 1
-	dmsetup remove bcdata
-else
-	say "bcache: not in this kernel or make-bcache missing, skipped"
+}
+
+# segment NAME SECONDS FIO_ARGS...: one fio run on the timeline. Its
+# per-I/O log becomes rows "name t len dir n p50_us p99_us" in
+# /tmp/points, t in seconds from the timeline's start.
+segment() {
+	local name=$1 secs=$2 t0
+	shift 2
+	SEED=$((SEED + 1))
+	t0=$(uptime_s)
+	rm -f /tmp/seg_*.log
+	if ! fio --name="$name" --direct=1 --ioengine=psync --iodepth=1 --bs=4k \
+		--norandommap --randrepeat=0 --randseed=$SEED \
+		--time_based --runtime="$secs" \
+		--write_lat_log=/tmp/seg --log_avg_msec=0 "$@" >/tmp/fio.out 2>&1; then
+		say "fio $name failed: $(tail -3 /tmp/fio.out | tr '\n' ' ')"
+		failed=1
+	fi
+	# fio's lat log: "msec, nsec, direction, block size, ...".
+	awk -F', *' -v seg="$name" -v off="$(echo "$t0 $T0" | awk '{ print $1 - $2 }')" \
+		-v iv="$INT" -v secs="$secs" '
+		{
+			k = int($1 / 1000 / iv)
+			us = $2 / 1000
+			b = us < 1 ? 0 : int(log(us) / log(2) * 32)
+			h[k, $3, b]++
+			n[k, $3]++
+			if (b > maxb) maxb = b
+			if (k > maxk) maxk = k
+		}
+		END {
+			for (k = 0; k <= maxk; k++) {
+				len = (k + 1) * iv > secs ? secs - k * iv : iv
+				if (len <= 0) continue
+				for (d = 0; d < 2; d++) {
+					if (!((k, d) in n)) continue
+					c = 0; p50 = ""; p99 = ""
+					for (b = 0; b <= maxb && p99 == ""; b++) {
+						c += h[k, d, b]
+						v = int(2 ^ ((b + 0.5) / 32))
+						if (p50 == "" && c >= n[k, d] * 0.5) p50 = v
+						if (p99 == "" && c >= n[k, d] * 0.99) p99 = v
+					}
+					printf "%s %.1f %s %d %d %d %d\n", seg, off + k * iv, len, d, n[k, d], p50, p99
+				}
+			}
+		}' /tmp/seg_lat.1.log >>/tmp/points 2>/dev/null
+	rm -f /tmp/seg_*.log
+	SEGS="$SEGS${SEGS:+,}{\"name\":\"$name\",\"start_s\":$(echo "$t0 $T0" | awk '{ printf "%.1f", $1 - $2 }'),\"seconds\":$secs,\"seed\":$SEED}"
+}
+
+# scan FILE: one sequential buffered read of all of FILE.
+scan() {
+	local t0 t1
+	t0=$(uptime_s)
+	dd if="$1" of=/dev/null bs=1M 2>/dev/null
+	t1=$(uptime_s)
+	SEGS="$SEGS${SEGS:+,}$(echo "$t0 $t1 $T0" | awk '{ printf "{\"name\":\"scan\",\"start_s\":%.1f,\"seconds\":%.1f}", $1 - $3, $2 - $1 }')"
+}
+
+# tl_end [EXTRA_JSON]: stop the timeline and emit its record.
+tl_end() {
+	local extra=$1 points passes totals
+	[ -n "$H" ] && echo 86400 >"$H/mover_interval"
+	sampler_stop
+	# Counters at a time: the last sample at or before it.
+	points=$(awk -v t0="$T0" -v tops="$TOPS" -v hits="$HITS" '
+		FILENAME == "/tmp/samples" {
+			if ($2 == "mover") next
+			i = ++ns[$2]; st[$2, i] = $1 - t0; rd[$2, i] = $3
+			next
+		}
+		function at(dev, t,   i) {
+			for (i = ns[dev]; i > 1 && st[dev, i] > t; i--) ;
+			return rd[dev, i]
+		}
+		function reads(devs, a, b,   l, i, s) {
+			l = split(devs, x, " ")
+			s = 0
+			for (i = 1; i <= l; i++) s += at(x[i], b) - at(x[i], a)
+			return s
+		}
+		{
+			top = reads(tops, $2, $2 + $3)
+			hit = hits == "none" ? 0 : reads(hits, $2, $2 + $3)
+			printf "%s{\"seg\":\"%s\",\"t\":%s,\"dir\":\"%s\",\"iops\":%.1f,\"p50_us\":%d,\"p99_us\":%d,\"hit\":%s}",
+				(out++ ? "," : ""), $1, $2, ($4 == 0 ? "read" : "write"),
+				$5 / $3, $6, $7, (top > 0 ? sprintf("%.3f", hit / top) : "null")
+		}' /tmp/samples /tmp/points)
+	# The mover's passes: when the pass counter went up, and what moved.
+	passes=$(awk -v t0="$T0" '$2 == "mover" {
+			if (seen && $3 > p) {
+				printf "%s{\"t\":%.0f,\"moved_bytes\":%d}", (n++ ? "," : ""), $1 - t0, $4 - m
+			}
+			p = $3; m = $4; seen = 1
+		}' /tmp/samples)
+	# Totals over the timeline: reads and written sectors per device.
+	totals=$(awk -v tops="$TOPS" -v hits="$HITS" -v slow="$SLOW" -v fast="$FAST" '
+		$2 == "mover" { if (!mf) { m0 = $4; mf = 1 } m1 = $4; next }
+		{ if (!(($2) in r0)) { r0[$2] = $3; w0[$2] = $4 } r1[$2] = $3; w1[$2] = $4 }
+		END {
+			n = split(tops, x, " "); top = 0
+			for (i = 1; i <= n; i++) top += r1[x[i]] - r0[x[i]]
+			hit = hits == "none" ? 0 : r1[hits] - r0[hits]
+			printf "\"reads\":%d,\"fast_reads\":%d,\"slow_written_bytes\":%d,\"fast_written_bytes\":%d,\"mover_moved_bytes\":%d",
+				top, hit, (w1[slow] - w0[slow]) * 512, (w1[fast] - w0[fast]) * 512, m1 - m0
+		}' /tmp/samples)
+	emit timeline "{\"setup\":\"$TL_SETUP\",\"workload\":\"$TL_WORK\",\"interval_s\":$INT,\"segments\":[$SEGS],\"points\":[$points],\"passes\":[$passes],$totals${EXTRA:+,$EXTRA}${extra:+,$extra}}"
+}
+
+# The cache's own counters, before and after, as a cross-check.
+cache_counters() {
+	case $1 in
+	dm-cache-*)
+		dmsetup status tcached | awk '{ printf "%d %d", $8, $9 }' ;;
+	bcache)
+		echo "$(cat /sys/block/bcache0/bcache/stats_total/cache_hits) $(cat /sys/block/bcache0/bcache/stats_total/cache_misses)" ;;
+	*)
+		echo "0 0" ;;
+	esac
+}
+cache_json() { # cache_json BEFORE AFTER
+	echo "$1 $2" | awk '{ printf "\"cache_read_hits\":%d,\"cache_read_misses\":%d", $3 - $1, $4 - $2 }'
+}
+
+# ---- the workloads ----
+W1="--filename=$MNT/sv/data --rw=randread --random_distribution=zipf:$ZIPF"
+W6="--filename=$MNT/sv/data --rw=randrw --rwmixread=70 --random_distribution=zipf:$ZIPF --offset=0% --size=50%"
+W2="--directory=$MNT/sv/w2 --filename_format=f.\$filenum --nrfiles=$W2_FILES --filesize=${W2_MB}m --file_service_type=zipf:$ZIPF --rw=randread"
+
+# run_setup SETUP: every workload on SETUP, each on a fresh filesystem.
+run_setup() {
+	local s=$1 c0 steady
+	local t6=$T6 tw2=$TW2
+	case $s in all-*) steady=1 t6=$TSTEADY tw2=$TSTEADY ;; *) steady=0 ;; esac
+
+	say "$s: W1 (scattered), W4 (scan), W3 (shift), then W6 (mixed)"
+	up "$s" || { say "$s: setup failed"; failed=1; return; }
+	w1_data
+	settle
+	c0=$(cache_counters "$s")
+	tl_begin "$s" w1
+	if [ $steady = 1 ]; then
+		# shellcheck disable=SC2086
+		segment w1 $TSTEADY $W1 --offset=0% --size=50%
+	else
+		# shellcheck disable=SC2086
+		segment w1 $T1 $W1 --offset=0% --size=50%
+		scan $MNT/sv/data
+		# shellcheck disable=SC2086
+		segment w1-after-scan $T2 $W1 --offset=0% --size=50%
+		# shellcheck disable=SC2086
+		segment w3-shifted $T3 $W1 --offset=50% --size=50%
+	fi
+	tl_end "$(cache_json "$c0" "$(cache_counters "$s")")"
+	c0=$(cache_counters "$s")
+	tl_begin "$s" w6
+	# shellcheck disable=SC2086
+	segment w6 $t6 $W6
+	tl_end "$(cache_json "$c0" "$(cache_counters "$s")")"
+	down "$s"
+
+	say "$s: W2 (hot files)"
+	up "$s" || { say "$s: setup failed"; failed=1; return; }
+	w2_data
+	settle
+	c0=$(cache_counters "$s")
+	tl_begin "$s" w2
+	# shellcheck disable=SC2086
+	segment w2 $tw2 $W2
+	tl_end "$(cache_json "$c0" "$(cache_counters "$s")")"
+	down "$s"
+
+	[ $steady = 1 ] && return
+	case $s in dm-cache-range) return ;; esac
+	say "$s: W1 and W6 with a read-only snapshot of the data"
+	up "$s" || { say "$s: setup failed"; failed=1; return; }
+	w1_data
+	btrfs subvolume snapshot -r $MNT/sv $MNT/snap >/dev/null
+	settle
+	c0=$(cache_counters "$s")
+	tl_begin "$s" w1-snap
+	# shellcheck disable=SC2086
+	segment w1 $T1 $W1 --offset=0% --size=50%
+	# shellcheck disable=SC2086
+	segment w6 $T6 $W6
+	tl_end "$(cache_json "$c0" "$(cache_counters "$s")")"
+	down "$s"
+}
+
+# The fast data space of the tiered setup sizes the caches.
+H=""
+up tiered || { echo "# tiered setup failed"; exit 1; }
+CACHE_MB=$(($(mover_stat fast_capacity_bytes) >> 20))
+RANGE=$(cat "$H/range_size")
+down tiered
+[ "$CACHE_MB" -gt 0 ] || { echo "# no fast capacity reported"; exit 1; }
+if ! [ -d /sys/fs/bcache ] || ! command -v make-bcache >/dev/null; then
+	say "bcache is not in this kernel or make-bcache is missing: left out"
+	SETUPS=$(echo "$SETUPS" | sed 's/bcache//')
 fi
+say "timelines: $DATA_MB MiB of data, $FAST_MB MiB of NVMe for tiered ($CACHE_MB MiB for data), caches of $CACHE_MB MiB, $RANGE-byte ranges, intervals of $INT s, mover every $MOVER_S s"
+emit setup "{\"data_mb\":$DATA_MB,\"fast_mb\":$FAST_MB,\"cache_mb\":$CACHE_MB,\"range_size\":$RANGE,\"zipf\":$ZIPF,\"interval_s\":$INT,\"mover_interval_s\":$MOVER_S,\"w2_files\":$W2_FILES,\"w2_file_mb\":$W2_MB,\"seconds\":{\"w1\":$T1,\"w1_after_scan\":$T2,\"w3\":$T3,\"w6\":$T6,\"w2\":$TW2,\"steady\":$TSTEADY},\"first_seed\":$SEED,\"setups\":\"$SETUPS\"}"
+
+for s in $SETUPS; do
+	run_setup "$s"
+done
 say "done"
+exit $failed

@@ -6,7 +6,7 @@
 # this shared machine under TCG are noise.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-echo "1..9"
+echo "1..14"
 n=0
 t() { # t DESC CONDITION...
 	local d=$1; shift
@@ -29,23 +29,41 @@ for lines in "echo '# progress'" ":"; do
 done
 # A guest run that succeeds while its kernel reports a problem fails too
 # (a stand-in guest that leaves a KASAN report in its console log).
-printf '#!/bin/sh\necho "[ 9.1] BUG: KASAN: use-after-free in f+0x1/0x2" >build/logs/bench-quick.console\n' >"$stub"
+printf '#!/bin/sh\necho "[ 9.1] BUG: KASAN: use-after-free in f+0x1/0x2" >build/logs/bench-quick-timeline.console\n' >"$stub"
 RUN_GUEST=$stub QUICK=1 KERNEL=debug benchmarks/run >build/logs/bench-fail.host 2>&1
 rc=$?
 t "benchmarks/run fails when the kernel reported a problem (status $rc)" \
 	bash -c "[ $rc != 0 ] && grep -q 'the kernel reported a problem' build/logs/bench-fail.host"
-rm -rf "$out" build/logs/bench-quick.console
-QUICK=1 KERNEL=debug benchmarks/run >build/logs/bench-quick.host 2>&1
+rm -rf "$out" build/logs/bench-quick-timeline.console
+# The setups whose code differs: dm-cache with range-sized blocks and
+# all-SATA take the paths of dm-cache-256k and all-NVMe.
+setups="all-NVMe tiered dm-cache-256k bcache"
+SETUPS=$setups QUICK=1 KERNEL=debug benchmarks/run >build/logs/bench-quick.host 2>&1
 rc=$?
 sed 's/^/# /' build/logs/bench-quick.host | tail -25
 t "make bench QUICK=1 succeeds (status $rc)" test "$rc" = 0
 t "it writes the JSON of the three benchmarks with the run's identity" \
-	bash -c "for b in hotset overhead scale; do jq -e '.kernel and .commit and .date and .topology and .result' $out/\$b.json >/dev/null || exit 1; done"
-t "the hot-set result has all-SATA, all-NVMe, tiered and dm-cache phases with percentiles" \
-	jq -e '[.result.phases[].label] as $l | ($l | index("all-SATA")) and ($l | index("all-NVMe")) and ($l | index("tiered-before")) and ($l | index("dm-cache-cold")) and (.result.phases | all(.p99_us > 0 and .iops > 0))' $out/hotset.json
+	bash -c "for b in timeline overhead scale; do jq -e '.kernel and .commit and .date and .topology and .result' $out/\$b.json >/dev/null || exit 1; done"
+t "the timelines cover every setup asked for, with W1, W2 and W6, and the snapshot run where the setup converges" \
+	jq -e --arg setups "$setups" '[.result.timelines[] | "\(.setup)/\(.workload)"] as $have |
+		[$setups | split(" ")[] as $s | ["w1", "w2", "w6"] +
+			(if $s | startswith("all-") then [] else ["w1-snap"] end) | .[] | "\($s)/\(.)"] |
+		all(. as $want | $have | index($want))' $out/timeline.json
+t "every interval of every timeline has IOPS and percentiles, and the fast setups a hit ratio" \
+	jq -e '.result.timelines | all(.points | length > 0 and all(.iops > 0 and .p50_us > 0 and .p99_us >= .p50_us)) and
+		all(.[] | select(.setup != "all-SATA") | .points[] | select(.dir == "read"); .hit != null)' $out/timeline.json
+t "all-NVMe serves every read from NVMe (hit ratio from request counts)" \
+	jq -e '[.result.timelines[] | select(.setup == "all-NVMe") | .points[] | select(.dir == "read") | .hit] | length > 0 and all(. >= 0.99)' $out/timeline.json
+t "the mover ran on its own timer during the tiered W1 timeline and moved data" \
+	jq -e '[.result.timelines[] | select(.setup == "tiered" and .workload == "w1")][0] | (.passes | length) > 0 and .mover_moved_bytes > 0' $out/timeline.json
+t "the caches get the tiered setup's fast data space, and their own hit counters are recorded" \
+	jq -e '.result.setup.cache_mb as $mb | [.result.timelines[] | select(.setup | startswith("dm-cache") or . == "bcache")] |
+		length > 0 and all(.cache_bytes == $mb * 1048576 and (.cache_read_hits + .cache_read_misses) > 0)' $out/timeline.json
+t "every fio run has its own seed" \
+	jq -e '[.result.timelines[].segments[] | select(.seed) | .seed] | length == (unique | length)' $out/timeline.json
 t "the scale result tracks more ranges at each step" \
 	jq -e '[.result.points[].nr_ranges] as $r | ($r | length) >= 3 and ($r == ($r | sort)) and ($r[-1] > $r[0])' $out/scale.json
 t "RESULTS.md has the three sections and a table row per setup" \
-	bash -c "grep -q '^## 1. Hot-set latency' $out/RESULTS.md && grep -q '^## 2. Tracking overhead' $out/RESULTS.md && grep -q '^## 3. Memory and scale' $out/RESULTS.md && grep -q '^| all-NVMe |' $out/RESULTS.md && grep -q '^| hotdatatrack |' $out/RESULTS.md"
-t "the latency and overhead plots are PNG images" \
-	bash -c "for p in $out/latency.png $out/overhead.png; do [ \"\$(head -c 4 \$p | tail -c 3)\" = PNG ] || exit 1; done"
+	bash -c "grep -q '^## 1. Timelines' $out/RESULTS.md && grep -q '^## 2. Tracking overhead' $out/RESULTS.md && grep -q '^## 3. Memory and scale' $out/RESULTS.md && grep -q '^| all-NVMe | w1 |' $out/RESULTS.md && grep -q '^| tiered | w3-shifted |' $out/RESULTS.md && grep -q '^| hotdatatrack |' $out/RESULTS.md"
+t "the timeline and overhead plots are PNG images" \
+	bash -c "for p in $out/timeline-w1.png $out/timeline-w2.png $out/overhead.png; do [ \"\$(head -c 4 \$p | tail -c 3)\" = PNG ] || exit 1; done"
