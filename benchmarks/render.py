@@ -81,6 +81,13 @@ def plot_timeline(d, work, tls, title):
                 f.write("%s %d\n" % (x["t"], x["moved_bytes"] >> 20))
         f.write("0 NaN\n")
     png = os.path.join(d, "timeline-%s.png" % work)
+    # The segments of the longest timeline, as dashed lines with labels.
+    longest = max(tls, key=lambda x: len(x["segments"]))
+    marks = "\n".join(
+        "set arrow from %s, graph 0 to %s, graph 1 nohead dt 2 lc 'black'\n"
+        "set label '%s' at %s, graph 0.97 offset 0.5,0 font ',9'" % (
+            sg["start_s"], sg["start_s"], sg["name"], sg["start_s"])
+        for sg in longest["segments"])
     lat = ", ".join("'%s' index %d using 1:2 with lines lw 2 title '%s'" %
                     (data, i, tl["setup"]) for i, tl in enumerate(tls))
     hit = ", ".join("'%s' index %d using 1:3 with lines lw 2 title '%s'" %
@@ -89,6 +96,7 @@ def plot_timeline(d, work, tls, title):
 set terminal pngcairo size 1000,700
 set output '%s'
 set multiplot layout 2,1 title '%s'
+%s
 set xlabel 'seconds into the timeline'
 set ylabel 'read p50 per interval (us, log)'
 set logscale y
@@ -99,7 +107,7 @@ set ylabel 'read hit ratio (requests)'
 set yrange [0:1.05]
 plot %s
 unset multiplot
-""" % (png, title, lat, data, len(tls), hit)
+""" % (png, title, marks, lat, data, len(tls), hit)
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
     return os.path.basename(png)
 
@@ -230,22 +238,57 @@ def render_timelines(d, t, rel, w):
 
 
 def plot_overhead(d, rows):
+    """Cost against no tracking per workload, the noise as error bars."""
     data = os.path.join(d, "overhead.dat")
     with open(data, "w") as f:
         for r in rows:
-            f.write("%s %.2f %.2f %.2f\n" % (r[0], r[1], r[2], r[3]))
+            f.write("%s %s\n" % (r[0], " ".join("%.2f" % x for x in r[1:])))
     png = os.path.join(d, "overhead.png")
     script = """
 set terminal pngcairo size 700,400
 set output '%s'
-set title 'Tracking overhead against tracking off (%%, lower is better)'
+set title 'Cost against tracking off (%%, above 0 is slower; bars: spread)'
 set style data histograms
+set style histogram errorbars gap 2 lw 1
 set style fill solid 0.8
-set ylabel 'slowdown %%'
+set ylabel 'cost %%'
 set xtics nomirror
-plot '%s' using 2:xtic(1) title 'random reads', '' using 3 title 'sequential writes', '' using 4 title 'small files'
+set key top left
+plot '%s' using 2:3:xtic(1) title 'random reads', '' using 4:5 title 'sequential writes', '' using 6:7 title 'small files'
 """ % (png, data)
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+MOUNTS = ["none", "hotdatatrack", "hotdatamove"]
+OVERHEAD_METRICS = [("randread_iops", "random reads", True),
+                    ("seqwrite_mbps", "sequential writes", True),
+                    ("smallfiles_ms", "small files", False)]
+
+
+def overhead_rows(o):
+    """Per mount and metric: (median, min, max) over the rounds."""
+    rows = {}
+    for m in MOUNTS:
+        runs = [r for r in o["results"] if r["mount"] == m]
+        if not runs:
+            continue
+        rows[m] = {}
+        for k in ("randread_iops", "randread_p50_us", "seqwrite_mbps",
+                  "smallfiles_ms"):
+            v = sorted(r[k] for r in runs)
+            n = len(v)
+            rows[m][k] = ((v[(n - 1) // 2] + v[n // 2]) / 2, v[0], v[-1])
+    return rows
+
+
+def overhead(base, other, higher_better):
+    """The cost in percent of other against base (positive: slower), and
+    the noise: the larger relative half-range of the two."""
+    bm, om = max(base[0], 1), max(other[0], 1)
+    cost = 100.0 * ((bm - om) / bm if higher_better else (om - bm) / bm)
+    noise = max(50.0 * (base[2] - base[1]) / bm,
+                50.0 * (other[2] - other[1]) / om)
+    return cost, noise
 
 
 def main():
@@ -276,29 +319,43 @@ def main():
     render_timelines(d, tl["result"], rel, w)
     w("## 2. Tracking overhead")
     w("")
-    base = o["results"][0]
-    rows = []
     w("All-NVMe btrfs (so that the CPU cost is not hidden behind a slow"
-      " disk); %d s of 4 KiB random direct reads, a 256 MiB buffered"
-      " sequential write, and %d small files created, read and deleted." % (
-          o["runtime_s"], o["small_files"]))
+      " disk), a fresh filesystem for every run: %d s of 4 KiB random"
+      " direct reads, a 256 MiB buffered sequential write, and %d small"
+      " files created and synced, read with cold caches and deleted. %d"
+      " rounds, the order of the three mounts rotated each round. Medians"
+      " with the min-max range; an overhead is stated only where it is"
+      " larger than the spread of the runs it compares." % (
+          o["runtime_s"], o["small_files"], o["rounds"]))
     w("")
-    w("| mount | rand read IOPS | p50 us | seq write MB/s | small files ms |"
-      " overhead (reads / writes / small files) |")
-    w("|---|---:|---:|---:|---:|---|")
-    for r in o["results"]:
-        ro = 100.0 * (base["randread_iops"] - r["randread_iops"]) / \
-            max(base["randread_iops"], 1)
-        wo = 100.0 * (base["seqwrite_mbps"] - r["seqwrite_mbps"]) / \
-            max(base["seqwrite_mbps"], 1)
-        so = 100.0 * (r["smallfiles_ms"] - base["smallfiles_ms"]) / \
-            max(base["smallfiles_ms"], 1)
-        rows.append((r["mount"], ro, wo, so))
-        w("| %s | %d | %d | %d | %d | %+.1f%% / %+.1f%% / %+.1f%% |" % (
-            r["mount"], r["randread_iops"], r["randread_p50_us"],
-            r["seqwrite_mbps"], r["smallfiles_ms"], ro, wo, so))
+    rows = overhead_rows(o)
+    w("| mount | rand read IOPS | p50 us | seq write MB/s | small files ms |")
+    w("|---|---:|---:|---:|---:|")
+    for m in MOUNTS:
+        if m not in rows:
+            continue
+        w("| %s | %s |" % (m, " | ".join(
+            "%d (%d-%d)" % rows[m][k] for k in
+            ("randread_iops", "randread_p50_us", "seqwrite_mbps",
+             "smallfiles_ms"))))
     w("")
-    plot_overhead(d, rows)
+    plot = []
+    for m in MOUNTS[1:]:
+        if m not in rows:
+            continue
+        words = []
+        bars = [m]
+        for k, label, higher_better in OVERHEAD_METRICS:
+            cost, noise = overhead(rows["none"][k], rows[m][k], higher_better)
+            bars += [cost, noise]
+            words.append("%s %s" % (label, (
+                "%+.1f %% (spread ±%.1f %%)" % (cost, noise))
+                if abs(cost) > noise else
+                "within noise (±%.1f %%)" % noise))
+        plot.append(bars)
+        w("- **%s** against no tracking: %s." % (m, "; ".join(words)))
+    w("")
+    plot_overhead(d, plot)
     w("![overhead](%soverhead.png)" % rel)
     w("")
     w("## 3. Memory and scale")
