@@ -27,7 +27,7 @@
 #   W2  $W2_FILES files of $W2_MB MiB, a zipf choice of file, uniform
 #       reads inside it, $TW2 s;
 #   and W1 and W6 once more with a read-only snapshot of the data's
-#   subvolume taken before the timeline.
+#   subvolume taken before the timeline (not in the quick run).
 # W5 (wear) is in every record: bytes written to each device over the
 # timeline, and for tiered the bytes the mover moved.
 #
@@ -47,11 +47,12 @@ MNT=/mnt/b
 mkdir -p $MNT
 QUICK=${HEAT_quick:-0}
 if [ "$QUICK" = 1 ]; then
-	DATA_MB=192 FAST_MB=128 W2_FILES=16 W2_MB=12 INT=5 MOVER_S=10
-	T1=30 T2=10 T3=30 T6=10 TW2=30 TSTEADY=10
+	# A smoke run of the machinery (make test): nothing here converges.
+	DATA_MB=64 FAST_MB=128 W2_FILES=8 W2_MB=4 INT=5 MOVER_S=5
+	T1=10 T2=5 T3=10 T6=5 TW2=10 TSTEADY=5 SNAPSHOTS=0
 else
 	DATA_MB=1536 FAST_MB=1024 W2_FILES=64 W2_MB=24 INT=10 MOVER_S=30
-	T1=180 T2=60 T3=180 T6=60 TW2=180 TSTEADY=60
+	T1=180 T2=60 T3=180 T6=60 TW2=180 TSTEADY=60 SNAPSHOTS=1
 fi
 ZIPF=1.2
 SEED=${HEAT_seed:-$(date +%s)}
@@ -158,7 +159,12 @@ down() {
 			sleep 0.1
 			i=$((i + 1))
 		done
-		dmsetup remove tdata
+		# The cache set lets go of its device asynchronously.
+		i=0
+		until dmsetup remove tdata 2>/dev/null || [ $i -ge 50 ]; do
+			sleep 0.2
+			i=$((i + 1))
+		done
 		dd if=/dev/zero of="$SLOW_DEV" bs=1M count=1 oflag=direct 2>/dev/null
 		;;
 	esac
@@ -183,23 +189,27 @@ settle() {
 # ---- one timeline ----
 # sampler: once a second, "uptime dev reads written_sectors" for every
 # block device, and "uptime mover passes moved_bytes" for tiered.
+sample() {
+	awk -v t="$(uptime_s)" '
+		FILENAME ~ /mover_stats$/ {
+			if ($1 == "passes") p = $2
+			if ($1 == "promoted_bytes" || $1 == "demoted_bytes") m += $2
+			mv = 1
+			next
+		}
+		{ split(FILENAME, f, "/"); print t, f[4], $1, $7 }
+		END { if (mv) print t, "mover", p, m }' \
+		/sys/block/*/stat ${H:+"$H/mover_stats"} >>/tmp/samples
+}
 sampler_start() {
 	: >/tmp/samples
 	rm -f /tmp/sampler.stop
 	(
 		while [ ! -e /tmp/sampler.stop ]; do
-			awk -v t="$(uptime_s)" '
-				FILENAME ~ /mover_stats$/ {
-					if ($1 == "passes") p = $2
-					if ($1 == "promoted_bytes" || $1 == "demoted_bytes") m += $2
-					mv = 1
-					next
-				}
-				{ split(FILENAME, f, "/"); print t, f[4], $1, $7 }
-				END { if (mv) print t, "mover", p, m }' \
-				/sys/block/*/stat ${H:+"$H/mover_stats"} >>/tmp/samples
+			sample
 			sleep 1
 		done
+		sample
 	) &
 	SAMPLER=$!
 }
@@ -388,7 +398,7 @@ run_setup() {
 	tl_end "$(cache_json "$c0" "$(cache_counters "$s")")"
 	down "$s"
 
-	[ $steady = 1 ] && return
+	[ $steady = 1 ] || [ $SNAPSHOTS = 0 ] && return
 	case $s in dm-cache-range) return ;; esac
 	say "$s: W1 and W6 with a read-only snapshot of the data"
 	up "$s" || { say "$s: setup failed"; failed=1; return; }
