@@ -6,18 +6,31 @@
 #   is "description" GOT WANT         ok when the strings are equal
 #   diag "text"                       a comment line, for measurements
 #   skip "description" "reason"
+#
+# Booted with heat.TAPTIME=1 (run-guest.sh -a), every result is preceded
+# by the guest's uptime, to see where a suite spends its time.
 
 _tap_n=0
 _tap_failed=0
 
 plan() { echo "1..$1"; }
 
+_tap_time() {
+	[ -z "${HEAT_TAPTIME:-}" ] || echo "# at $(cut -d' ' -f1 /proc/uptime) s"
+}
+
 ok() {
+	_tap_time
 	_tap_n=$((_tap_n + 1))
 	echo "ok $_tap_n - $*"
 }
 
-not_ok() {
+not__tap_time() {
+	[ -z "${HEAT_TAPTIME:-}" ] || echo "# at $(cut -d' ' -f1 /proc/uptime) s"
+}
+
+ok() {
+	_tap_time
 	_tap_n=$((_tap_n + 1))
 	_tap_failed=$((_tap_failed + 1))
 	echo "not ok $_tap_n - $*"
