@@ -32,7 +32,7 @@
 # timeline, and for tiered the bytes the mover moved.
 #
 # Each timeline is cut into $INT s intervals: IOPS, p50 and p99 from
-# fio's per-I/O latency log (log2 histogram, 1/32 octave: within 2.2 %),
+# fio's per-I/O latency log (buckets within 1 %),
 # and the read hit ratio from completed read requests (field 1 of
 # /sys/block/*/stat): reads of the device that holds the fast copy over
 # reads of the device the filesystem sits on. dm-cache's and bcache's own
@@ -246,13 +246,19 @@ segment() {
 	# fio's lat log: "msec, nsec, direction, block size, ...".
 	awk -F', *' -v seg="$name" -v off="$(echo "$t0 $T0" | awk '{ print $1 - $2 }')" \
 		-v iv="$INT" -v secs="$secs" '
+		# Buckets of 1 us below 1 ms, 10 us below 10 ms and so on: within
+		# 1 %. (The guest'"'"'s busybox awk has no log().)
+		function bucket(us) {
+			if (us < 1000) return int(us)
+			if (us < 10000) return int(us / 10) * 10
+			if (us < 100000) return int(us / 100) * 100
+			if (us < 1000000) return int(us / 1000) * 1000
+			return int(us / 10000) * 10000
+		}
 		{
 			k = int($1 / 1000 / iv)
-			us = $2 / 1000
-			b = us < 1 ? 0 : int(log(us) / log(2) * 32)
-			h[k, $3, b]++
+			h[k, $3, bucket($2 / 1000)]++
 			n[k, $3]++
-			if (b > maxb) maxb = b
 			if (k > maxk) maxk = k
 		}
 		END {
@@ -260,13 +266,15 @@ segment() {
 				len = (k + 1) * iv > secs ? secs - k * iv : iv
 				if (len <= 0) continue
 				for (d = 0; d < 2; d++) {
-					if (!((k, d) in n)) continue
-					c = 0; p50 = ""; p99 = ""
-					for (b = 0; b <= maxb && p99 == ""; b++) {
-						c += h[k, d, b]
-						v = int(2 ^ ((b + 0.5) / 32))
+					if (!((k SUBSEP d) in n)) continue
+					c = 0; p50 = ""; p99 = ""; v = 0; step = 1
+					while (p99 == "") {
+						c += h[k, d, v]
 						if (p50 == "" && c >= n[k, d] * 0.5) p50 = v
 						if (p99 == "" && c >= n[k, d] * 0.99) p99 = v
+						v += step
+						if (v == 1000 || v == 10000 || v == 100000 || v == 1000000)
+							step *= 10
 					}
 					printf "%s %.1f %s %d %d %d %d\n", seg, off + k * iv, len, d, n[k, d], p50, p99
 				}
