@@ -56,7 +56,9 @@ def seg_summary(tl, seg, direction="read"):
     tail = pts[len(pts) * 2 // 3:] or pts
     mid = sorted(p["p50_us"] for p in tail)
     p99 = sorted(p["p99_us"] for p in tail)
-    hits = [p["hit"] for p in tail if p["hit"] is not None]
+    # The hit ratio counts reads only.
+    hits = [p["hit"] for p in tail if p["hit"] is not None and
+            direction == "read"]
     return {"iops": sum(p["iops"] for p in tail) / len(tail),
             "p50_us": mid[len(mid) // 2], "p99_us": p99[len(p99) // 2],
             "hit": sum(hits) / len(hits) if hits else None}
@@ -206,15 +208,17 @@ def render_timelines(d, t, rel, w):
           " hit (run) | NVMe written MiB | moved MiB |")
         w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for x in group:
-            for s in segs:
-                r = seg_summary(x, s)
+            for s, dr in [(s, dr) for s in segs for dr in ("read", "write")]:
+                r = seg_summary(x, s, dr)
                 if r is None:
                     continue
-                base = seg_summary(nvme[work], s) if work in nvme else None
+                base = seg_summary(nvme[work], s, dr) if work in nvme else None
                 if base is None and work in nvme:
-                    base = seg_summary(nvme[work], nvme[work]["segments"][0]["name"])
+                    base = seg_summary(nvme[work],
+                                       nvme[work]["segments"][0]["name"], dr)
                 w("| %s | %s | %.0f | %d | %d | %s | %s | %s | %d | %d |" % (
-                    x["setup"], s, r["iops"], r["p50_us"], r["p99_us"],
+                    x["setup"], s if dr == "read" else s + " (writes)",
+                    r["iops"], r["p50_us"], r["p99_us"],
                     "-" if r["hit"] is None else "%.0f%%" % (100 * r["hit"]),
                     "%.1fx" % (r["p50_us"] / max(base["p50_us"], 1))
                     if base else "-",
