@@ -23,7 +23,7 @@ DEPS := linux-source-6.1 gcc make bc bison flex libelf-dev libssl-dev ccache \
 	nvme-cli fio xfsprogs e2fsprogs dmsetup thin-provisioning-tools gnuplot-nox \
 	cppcheck shellcheck python3-ply python3-git jq attr bcache-tools
 # What make check needs: no QEMU, no kernel build.
-CHECK_DEPS := linux-source-6.1 gcc make git python3 cppcheck shellcheck
+CHECK_DEPS := linux-source-6.1 gcc make git python3 cppcheck shellcheck busybox-static
 
 .PHONY: all deps kernel kernel-tree kernel-lean kernel-debug initramfs guest \
 	check test soak kernel-kasan demo bench export heatctl clean distclean

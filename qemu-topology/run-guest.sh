@@ -8,8 +8,8 @@
 #   -n NAME         name of this run; logs go to build/logs/NAME.{console,out}
 #   -K              keep the disk images of the previous run with this NAME
 #                   (crash and remount tests); default is fresh empty disks
-#   -a ARGS         extra kernel command line (heat.KEY=VALUE reaches the
-#                   script as $HEAT_KEY)
+#   -a ARGS         extra kernel command line, may be repeated
+#                   (heat.KEY=VALUE reaches the script as $HEAT_KEY)
 #   -q              do not echo the script's output while it runs
 #
 # FILEs (files or directories) are copied into the guest's /test next to
@@ -51,7 +51,7 @@ while getopts "k:t:n:Ka:qh" opt; do
 	t) timeout=$OPTARG ;;
 	n) name=$OPTARG ;;
 	K) keep=1 ;;
-	a) extra=$OPTARG ;;
+	a) extra="${extra:+$extra }$OPTARG" ;;
 	q) quiet=1 ;;
 	*) usage ;;
 	esac

@@ -56,7 +56,7 @@ else
 fi
 ZIPF=1.2
 SEED=${HEAT_seed:-$(date +%s)}
-SETUPS=${HEAT_setups:-all-SATA all-NVMe tiered dm-cache-256k dm-cache-range bcache}
+SETUPS=$(echo "${HEAT_setups:-all-SATA,all-NVMe,tiered,dm-cache-256k,dm-cache-range,bcache}" | tr , ' ')
 SLOW=${SLOW_DEV##*/}
 FAST=${FAST_DEV##*/}
 t_start=$(date +%s)

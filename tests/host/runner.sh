@@ -3,12 +3,14 @@
 # a KUnit suite that reports "not ok", a missing suite, a suite with fewer
 # cases than the tree defines, a console without KTAP, a TAP script whose
 # plan does not match or whose status is not 0, a host check that is not
-# executable, and every kind of kernel report in a console log.
+# executable, and every kind of kernel report in a console log. The guest
+# scripts' TAP helpers say "not ok" when a check fails.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 exec python3 - <<'PY'
 import importlib.machinery
 import os
+import subprocess
 import tempfile
 
 run = importlib.machinery.SourceFileLoader("run", "tests/run").load_module()
@@ -134,4 +136,24 @@ quiet = [
     "random: crng init done",
 ]
 t("ordinary kernel messages do not", not any(run.SPLAT_RE.search(l) for l in quiet))
+
+# The guest scripts' TAP helpers, under the guest's shell (busybox sh).
+script = """. tests/lib/tap.sh
+ok first
+not_ok second
+check third true
+check fourth false
+is fifth a a
+is sixth a b
+done_testing
+"""
+for timed in ("", "1"):
+    p = subprocess.run(["busybox", "sh", "-c", script], capture_output=True,
+                       text=True, env=dict(os.environ, HEAT_TAPTIME=timed))
+    got = [l for l in p.stdout.splitlines() if not l.startswith("#")]
+    t("tests/lib/tap.sh reports ok and not ok as it should%s" %
+      (" with heat.TAPTIME" if timed else ""),
+      got == ["ok 1 - first", "not ok 2 - second", "ok 3 - third",
+              "not ok 4 - fourth", "ok 5 - fifth", "not ok 6 - sixth",
+              "1..6"] and p.returncode != 0)
 PY

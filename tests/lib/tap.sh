@@ -25,11 +25,7 @@ ok() {
 	echo "ok $_tap_n - $*"
 }
 
-not__tap_time() {
-	[ -z "${HEAT_TAPTIME:-}" ] || echo "# at $(cut -d' ' -f1 /proc/uptime) s"
-}
-
-ok() {
+not_ok() {
 	_tap_time
 	_tap_n=$((_tap_n + 1))
 	_tap_failed=$((_tap_failed + 1))
