@@ -48,7 +48,8 @@ mkdir -p $MNT
 QUICK=${HEAT_quick:-0}
 if [ "$QUICK" = 1 ]; then
 	# A smoke run of the machinery (make test): nothing here converges.
-	DATA_MB=64 FAST_MB=128 W2_FILES=8 W2_MB=4 INT=5 MOVER_S=5
+	# btrfs does not resize a device below 256 MiB.
+	DATA_MB=64 FAST_MB=512 W2_FILES=8 W2_MB=4 INT=5 MOVER_S=5
 	T1=10 T2=5 T3=10 T6=5 TW2=10 TSTEADY=5 SNAPSHOTS=0
 else
 	DATA_MB=1536 FAST_MB=1024 W2_FILES=64 W2_MB=24 INT=10 MOVER_S=30
