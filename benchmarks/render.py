@@ -173,7 +173,7 @@ def render_timelines(d, t, rel, w):
       " raid1 metadata, the system chunk and the room kept for metadata);"
       " dm-cache and bcache get caches of the same %d MiB. The mover's"
       " range is %d KiB; dm-cache runs with 256 KiB blocks and with"
-      " blocks of the range size; bcache with 512 KiB buckets." %
+      " blocks of the range size; bcache with 128 KiB buckets (it caches what is read, not whole buckets)." %
       (st["fast_mb"], st["cache_mb"], st["cache_mb"],
        st["range_size"] >> 10))
     w("")

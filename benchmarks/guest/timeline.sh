@@ -78,15 +78,15 @@ up() {
 	H="" EXTRA=""
 	case $1 in
 	all-SATA)
-		mkfs.btrfs -q -f -K "$SLOW_DEV" && mount "$SLOW_DEV" $MNT || return 1
+		mkfs.btrfs -q -f -K "$SLOW_DEV" >/dev/null && mount "$SLOW_DEV" $MNT || return 1
 		TOPS=$SLOW HITS=none
 		;;
 	all-NVMe)
-		mkfs.btrfs -q -f -K "$FAST_DEV" && mount "$FAST_DEV" $MNT || return 1
+		mkfs.btrfs -q -f -K "$FAST_DEV" >/dev/null && mount "$FAST_DEV" $MNT || return 1
 		TOPS=$FAST HITS=$FAST
 		;;
 	tiered)
-		mkfs.btrfs -q -f -K -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" &&
+		mkfs.btrfs -q -f -K -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" >/dev/null &&
 			mount -o hotdatamove "$SLOW_DEV" $MNT || return 1
 		btrfs filesystem resize 2:${FAST_MB}M $MNT >/dev/null || return 1
 		H=/sys/fs/btrfs/$(btrfs filesystem show $MNT |
@@ -110,7 +110,7 @@ up() {
 		dmsetup create tcached --table "0 $(blockdev --getsz "$SLOW_DEV") cache /dev/mapper/tmeta /dev/mapper/tdata $SLOW_DEV $((kib * 2)) 1 writethrough smq 0" ||
 			return 1
 		dmsetup mknodes
-		mkfs.btrfs -q -f -K /dev/mapper/tcached && mount /dev/mapper/tcached $MNT || return 1
+		mkfs.btrfs -q -f -K /dev/mapper/tcached >/dev/null && mount /dev/mapper/tcached $MNT || return 1
 		TOPS=$(dm_name tcached) HITS=$(dm_name tdata)
 		EXTRA="\"cache_bytes\":$((CACHE_MB << 20)),\"block_bytes\":$((kib * 1024))"
 		;;
@@ -121,18 +121,21 @@ up() {
 		for d in "$SLOW_DEV" /dev/mapper/tdata; do
 			dd if=/dev/zero of="$d" bs=1M count=1 oflag=direct 2>/dev/null
 		done
-		make-bcache --wipe-bcache --bucket 512k -B "$SLOW_DEV" -C /dev/mapper/tdata \
+		make-bcache --wipe-bcache --bucket 128k -B "$SLOW_DEV" -C /dev/mapper/tdata \
 			>/dev/null || return 1
 		echo "$SLOW_DEV" >/sys/fs/bcache/register 2>/dev/null
 		echo /dev/mapper/tdata >/sys/fs/bcache/register 2>/dev/null
+		# bcache0 comes with the backing device; the cache set attaches
+		# to it when both are registered.
 		local i=0
-		while ! [ -b /dev/bcache0 ] && [ $i -lt 100 ]; do
+		while ! [ -e /sys/block/bcache0/bcache/cache ] && [ $i -lt 100 ]; do
 			sleep 0.1
 			i=$((i + 1))
 		done
-		mkfs.btrfs -q -f -K /dev/bcache0 && mount /dev/bcache0 $MNT || return 1
+		[ -e /sys/block/bcache0/bcache/cache ] || return 1
+		mkfs.btrfs -q -f -K /dev/bcache0 >/dev/null && mount /dev/bcache0 $MNT || return 1
 		TOPS=bcache0 HITS=$(dm_name tdata)
-		EXTRA="\"cache_bytes\":$((CACHE_MB << 20)),\"bucket_bytes\":524288,\"cache_mode\":\"$(cat /sys/block/bcache0/bcache/cache_mode)\",\"sequential_cutoff\":\"$(cat /sys/block/bcache0/bcache/sequential_cutoff)\""
+		EXTRA="\"cache_bytes\":$((CACHE_MB << 20)),\"bucket_bytes\":131072,\"cache_mode\":\"$(cat /sys/block/bcache0/bcache/cache_mode)\",\"sequential_cutoff\":\"$(cat /sys/block/bcache0/bcache/sequential_cutoff)\""
 		;;
 	*)
 		return 1
@@ -152,10 +155,10 @@ down() {
 		;;
 	bcache)
 		echo 1 >/sys/block/bcache0/bcache/stop
-		for s in /sys/fs/bcache/*-*-*-*-*/unregister; do
-			[ -e "$s" ] && echo 1 >"$s"
+		local u i=0
+		for u in /sys/fs/bcache/*-*-*-*-*/unregister; do
+			[ -e "$u" ] && echo 1 >"$u"
 		done
-		local i=0
 		while [ -e /sys/block/bcache0 ] && [ $i -lt 100 ]; do
 			sleep 0.1
 			i=$((i + 1))
