@@ -36,8 +36,10 @@
 # and the read hit ratio from completed read requests (field 1 of
 # /sys/block/*/stat): reads of the device that holds the fast copy over
 # reads of the device the filesystem sits on. dm-cache's and bcache's own
-# hit counters are recorded as a cross-check. Every fio run has its own
-# seed, recorded.
+# hit counters are recorded as a cross-check. An interval in which the
+# sampler took no sample (it can stall under TCG; sampler_max_gap_s says
+# how long) has no hit ratio rather than a wrong one. Every fio run has
+# its own seed, recorded.
 #
 # Output: "@@JSON timeline <json>" per timeline, "@@JSON setup <json>"
 # once, and "# ..." progress lines.
@@ -337,7 +339,9 @@ tl_end() {
 	totals=$(awk -v tops="$TOPS" -v hits="$HITS" -v slow="$SLOW" -v fast="$FAST" '
 		$2 == "mover" { if (!mf) { m0 = $4; mf = 1 } m1 = $4; next }
 		{ if (!(($2) in r0)) { r0[$2] = $3; w0[$2] = $4 } r1[$2] = $3; w1[$2] = $4 }
+		$2 == slow { if (lt != "" && $1 - lt > gap) gap = $1 - lt; lt = $1 }
 		END {
+			printf "\"sampler_max_gap_s\":%.1f,", gap
 			n = split(tops, x, " "); top = 0
 			for (i = 1; i <= n; i++) top += r1[x[i]] - r0[x[i]]
 			hit = hits == "none" ? 0 : r1[hits] - r0[hits]
@@ -350,10 +354,12 @@ tl_end() {
 # The cache's own counters, before and after, as a cross-check.
 cache_counters() {
 	case $1 in
+	bcache)
+		# bcache folds its counters into stats_total every 5 s.
+		sleep 6
+		echo "$(cat /sys/block/bcache0/bcache/stats_total/cache_hits) $(cat /sys/block/bcache0/bcache/stats_total/cache_misses)" ;;
 	dm-cache-*)
 		dmsetup status tcached | awk '{ printf "%d %d", $8, $9 }' ;;
-	bcache)
-		echo "$(cat /sys/block/bcache0/bcache/stats_total/cache_hits) $(cat /sys/block/bcache0/bcache/stats_total/cache_misses)" ;;
 	*)
 		echo "0 0" ;;
 	esac
