@@ -240,15 +240,18 @@ segment() {
 	local name=$1 secs=$2 t0
 	shift 2
 	SEED=$((SEED + 1))
-	t0=$(uptime_s)
-	rm -f /tmp/seg_*.log
-	if ! fio --name="$name" --direct=1 --ioengine=psync --iodepth=1 --bs=4k \
-		--norandommap --randrepeat=0 --randseed=$SEED \
-		--time_based --runtime="$secs" \
-		--write_lat_log=/tmp/seg --log_avg_msec=0 "$@" >/tmp/fio.out 2>&1; then
+	rm -f /tmp/seg_*.log "/tmp/$name.prerun.txt"
+	# fio's log counts from the start of the I/O, seconds after fio
+	# starts under TCG; its prerun command (output in NAME.prerun.txt in
+	# the working directory) says when that was.
+	if ! (cd /tmp && fio --name="$name" --direct=1 --ioengine=psync --iodepth=1 \
+		--bs=4k --norandommap --randrepeat=0 --randseed=$SEED \
+		--time_based --runtime="$secs" --exec_prerun="cat /proc/uptime" \
+		--write_lat_log=/tmp/seg --log_avg_msec=0 "$@" >/tmp/fio.out 2>&1); then
 		say "fio $name failed: $(tail -3 /tmp/fio.out | tr '\n' ' ')"
 		failed=1
 	fi
+	t0=$(cut -d' ' -f1 "/tmp/$name.prerun.txt")
 	# fio's lat log: "msec, nsec, direction, block size, ...".
 	awk -F', *' -v seg="$name" -v off="$(echo "$t0 $T0" | awk '{ print $1 - $2 }')" \
 		-v iv="$INT" -v secs="$secs" '
