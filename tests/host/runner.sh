@@ -52,7 +52,7 @@ def ktap(track_cases=10, track_verdict="ok", with_move=True):
 
 
 want = {"btrfs-hot-track": 10, "btrfs-hot-move": 7}
-print("1..14")
+print("1..16")
 t("a KTAP log with both suites and all their cases passes",
   failures(lambda c, r: run.parse_ktap(c, r, want), ktap()) == [])
 t("a suite whose own result is 'not ok' fails",
