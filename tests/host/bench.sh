@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# runtime: 270 s (warm clean-clone run; the runner starts the longest first)
-# make bench QUICK=1 as a smoke test of the benchmark scripts: one guest
-# run with small sizes must produce the three JSON results, the plots and
-# a RESULTS.md with the three tables. No timing is asserted: timings on
+# runtime: 600 s (the quick timelines and overhead beside another guest; the runner starts the longest first)
+# make bench QUICK=1 as a smoke test of the benchmark scripts: two guest
+# runs with small sizes (the timelines, then overhead and scale) must
+# produce the three JSON results, the plots and a RESULTS.md with the
+# three sections. No timing is asserted: timings on
 # this shared machine under TCG are noise.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
