@@ -58,7 +58,7 @@ else
 	T1=180 T2=60 T3=180 T6=60 TW2=180 TSTEADY=60 SNAPSHOTS=1
 fi
 ZIPF=1.2
-SEED=${HEAT_seed:-$(date +%s)}
+SEED0=${HEAT_seed:-$(date +%s)}
 SETUPS=$(echo "${HEAT_setups:-all-SATA,all-NVMe,tiered,dm-cache-256k,dm-cache-range,bcache}" | tr , ' ')
 SLOW=${SLOW_DEV##*/}
 FAST=${FAST_DEV##*/}
@@ -73,19 +73,16 @@ dm_name() { echo "dm-$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')";
 
 # ---- setups ----
 # up SETUP: the devices and a btrfs for SETUP, mounted at $MNT, with the
-# subvolume $MNT/sv for the data. Sets TOPS (the devices the filesystem
-# reads from), HITS (the device whose reads are served fast; "none" for
-# all-SATA), H (tiered: its hot/ directory) and EXTRA (JSON fields).
+# subvolume $MNT/sv for the data, ready for the data to be written. Sets
+# H (tiered: its hot/ directory) and EXTRA (JSON fields).
 up() {
 	H="" EXTRA=""
 	case $1 in
 	all-SATA)
 		mkfs.btrfs -q -f -K "$SLOW_DEV" >/dev/null && mount "$SLOW_DEV" $MNT || return 1
-		TOPS=$SLOW HITS=none
 		;;
 	all-NVMe)
 		mkfs.btrfs -q -f -K "$FAST_DEV" >/dev/null && mount "$FAST_DEV" $MNT || return 1
-		TOPS=$FAST HITS=$FAST
 		;;
 	tiered)
 		mkfs.btrfs -q -f -K -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" >/dev/null &&
@@ -97,24 +94,12 @@ up() {
 		# filesystem reports the fast data space.
 		echo 86400 >"$H/mover_interval"
 		echo 1 >"$H/mover_run"
-		TOPS="$SLOW $FAST" HITS=$FAST
-		EXTRA="\"fast_capacity_bytes\":$(mover_stat fast_capacity_bytes),\"range_size\":$(cat "$H/range_size"),\"mover_interval_s\":$MOVER_S"
+		EXTRA="\"fast_capacity_bytes\":$(mover_stat fast_capacity_bytes),\"range_size\":$(cat "$H/range_size"),\"mover_interval_s\":$MOVER_S,\"mover_high_watermark\":$(cat "$H/mover_high_watermark"),\"mover_low_watermark\":$(cat "$H/mover_low_watermark")"
 		;;
 	dm-cache-*)
-		local kib=${1#dm-cache-}
-		[ "$kib" = range ] && kib=$((RANGE / 1024))
-		kib=${kib%k}
-		dmsetup create tmeta --table "0 32768 linear $FAST_DEV 0" &&
-			dmsetup create tdata --table "0 $((CACHE_MB * 2048)) linear $FAST_DEV 32768" ||
-			return 1
-		dmsetup mknodes		# no udev in the guest
-		dd if=/dev/zero of=/dev/mapper/tmeta bs=1M count=16 oflag=direct 2>/dev/null
-		dmsetup create tcached --table "0 $(blockdev --getsz "$SLOW_DEV") cache /dev/mapper/tmeta /dev/mapper/tdata $SLOW_DEV $((kib * 2)) 1 writethrough smq 0" ||
-			return 1
-		dmsetup mknodes
-		mkfs.btrfs -q -f -K /dev/mapper/tcached >/dev/null && mount /dev/mapper/tcached $MNT || return 1
-		TOPS=$(dm_name tcached) HITS=$(dm_name tdata)
-		EXTRA="\"cache_bytes\":$((CACHE_MB << 20)),\"block_bytes\":$((kib * 1024))"
+		# The data is written to the bare disk; attach stacks the cache
+		# over it, so that the cache starts empty as tiered's NVMe does.
+		mkfs.btrfs -q -f -K "$SLOW_DEV" >/dev/null && mount "$SLOW_DEV" $MNT || return 1
 		;;
 	bcache)
 		dmsetup create tdata --table "0 $((CACHE_MB * 2048)) linear $FAST_DEV 0" || return 1
@@ -135,15 +120,55 @@ up() {
 			i=$((i + 1))
 		done
 		[ -e /sys/block/bcache0/bcache/cache ] || return 1
+		# Nothing cached while the data is written (attach turns
+		# writethrough on). bcache bypasses the cache for reads when the
+		# cache device's latency passes a threshold (2 ms by default),
+		# which the emulated NVMe does under TCG: off.
+		echo none >/sys/block/bcache0/bcache/cache_mode
+		for f in /sys/fs/bcache/*-*-*-*-*/congested_*_threshold_us; do
+			echo 0 >"$f"
+		done
 		mkfs.btrfs -q -f -K /dev/bcache0 >/dev/null && mount /dev/bcache0 $MNT || return 1
-		TOPS=bcache0 HITS=$(dm_name tdata)
-		EXTRA="\"cache_bytes\":$((CACHE_MB << 20)),\"bucket_bytes\":131072,\"cache_mode\":\"$(cat /sys/block/bcache0/bcache/cache_mode)\",\"sequential_cutoff\":\"$(cat /sys/block/bcache0/bcache/sequential_cutoff)\""
 		;;
 	*)
 		return 1
 		;;
 	esac
 	btrfs subvolume create $MNT/sv >/dev/null
+}
+
+# attach SETUP: after the data is written, make the fast device a cache
+# (dm-cache, bcache). Sets TOPS (the devices the filesystem reads from),
+# HITS (the device whose reads are served fast; "none" for all-SATA) and
+# adds to EXTRA.
+attach() {
+	case $1 in
+	all-SATA) TOPS=$SLOW HITS=none ;;
+	all-NVMe) TOPS=$FAST HITS=$FAST ;;
+	tiered) TOPS="$SLOW $FAST" HITS=$FAST ;;
+	dm-cache-*)
+		local kib=${1#dm-cache-}
+		[ "$kib" = range ] && kib=$((RANGE / 1024))
+		kib=${kib%k}
+		umount $MNT
+		dmsetup create tmeta --table "0 32768 linear $FAST_DEV 0" &&
+			dmsetup create tdata --table "0 $((CACHE_MB * 2048)) linear $FAST_DEV 32768" ||
+			return 1
+		dmsetup mknodes		# no udev in the guest
+		dd if=/dev/zero of=/dev/mapper/tmeta bs=1M count=16 oflag=direct 2>/dev/null
+		dmsetup create tcached --table "0 $(blockdev --getsz "$SLOW_DEV") cache /dev/mapper/tmeta /dev/mapper/tdata $SLOW_DEV $((kib * 2)) 1 writethrough smq 0" ||
+			return 1
+		dmsetup mknodes
+		mount /dev/mapper/tcached $MNT || return 1
+		TOPS=$(dm_name tcached) HITS=$(dm_name tdata)
+		EXTRA="\"cache_bytes\":$((CACHE_MB << 20)),\"block_bytes\":$((kib * 1024))"
+		;;
+	bcache)
+		echo writethrough >/sys/block/bcache0/bcache/cache_mode
+		TOPS=bcache0 HITS=$(dm_name tdata)
+		EXTRA="\"cache_bytes\":$((CACHE_MB << 20)),\"bucket_bytes\":131072,\"cache_mode\":\"$(cat /sys/block/bcache0/bcache/cache_mode)\",\"sequential_cutoff\":\"$(cat /sys/block/bcache0/bcache/sequential_cutoff)\",\"congested_read_threshold_us\":$(cat /sys/fs/bcache/*-*-*-*-*/congested_read_threshold_us)"
+		;;
+	esac
 }
 
 # down SETUP: unmount and take the setup's devices apart.
@@ -224,9 +249,17 @@ sampler_stop() {
 	wait "$SAMPLER"
 }
 
-# tl_begin SETUP WORKLOAD: start a timeline.
+# tl_begin SETUP WORKLOAD: start a timeline (the mover's timer with it).
 tl_begin() {
 	TL_SETUP=$1 TL_WORK=$2 SEGS="" T0=$(uptime_s)
+	# Every setup gets the same seeds: one per segment of a workload.
+	case $2 in
+	w1) SEED=$((SEED0 + 100)) ;;
+	w6) SEED=$((SEED0 + 200)) ;;
+	w2) SEED=$((SEED0 + 300)) ;;
+	w1-snap) SEED=$((SEED0 + 400)) ;;
+	esac
+	C0=$(cache_counters "$1")
 	: >/tmp/points
 	sampler_start
 	[ -n "$H" ] && echo "$MOVER_S" >"$H/mover_interval"
@@ -302,12 +335,13 @@ scan() {
 	SEGS="$SEGS${SEGS:+,}$(echo "$t0 $t1 $T0" | awk '{ printf "{\"name\":\"scan\",\"start_s\":%.1f,\"seconds\":%.1f}", $1 - $3, $2 - $1 }')"
 }
 
-# tl_end [EXTRA_JSON]: stop the timeline and emit its record.
+# tl_end: stop the timeline and emit its record.
 tl_end() {
-	local extra=$1 points passes totals
+	local extra points passes totals
 	[ -n "$H" ] && echo 86400 >"$H/mover_interval"
 	sampler_stop
-	# Counters at a time: the last sample at or before it.
+	extra=$(cache_json "$C0" "$(cache_counters "$TL_SETUP")")
+	# Counters at a time: interpolated between the samples around it.
 	points=$(awk -v t0="$T0" -v tops="$TOPS" -v hits="$HITS" '
 		FILENAME == "/tmp/samples" {
 			if ($2 == "mover") next
@@ -316,7 +350,10 @@ tl_end() {
 		}
 		function at(dev, t,   i) {
 			for (i = ns[dev]; i > 1 && st[dev, i] > t; i--) ;
-			return rd[dev, i]
+			if (i == ns[dev] || st[dev, i] >= t)
+				return rd[dev, i]
+			return rd[dev, i] + (rd[dev, i + 1] - rd[dev, i]) *
+				(t - st[dev, i]) / (st[dev, i + 1] - st[dev, i])
 		}
 		function reads(devs, a, b,   l, i, s) {
 			l = split(devs, x, " ")
@@ -334,7 +371,7 @@ tl_end() {
 	# The mover's passes: when the pass counter went up, and what moved.
 	passes=$(awk -v t0="$T0" '$2 == "mover" {
 			if (seen && $3 > p) {
-				printf "%s{\"t\":%.0f,\"moved_bytes\":%d}", (n++ ? "," : ""), $1 - t0, $4 - m
+				printf "%s{\"t\":%.0f,\"moved_bytes\":%.0f}", (n++ ? "," : ""), $1 - t0, $4 - m
 			}
 			p = $3; m = $4; seen = 1
 		}' /tmp/samples)
@@ -348,7 +385,8 @@ tl_end() {
 			n = split(tops, x, " "); top = 0
 			for (i = 1; i <= n; i++) top += r1[x[i]] - r0[x[i]]
 			hit = hits == "none" ? 0 : r1[hits] - r0[hits]
-			printf "\"reads\":%d,\"fast_reads\":%d,\"slow_written_bytes\":%d,\"fast_written_bytes\":%d,\"mover_moved_bytes\":%d",
+			# %.0f: busybox awk clamps %d to 32 bits.
+			printf "\"reads\":%.0f,\"fast_reads\":%.0f,\"slow_written_bytes\":%.0f,\"fast_written_bytes\":%.0f,\"mover_moved_bytes\":%.0f",
 				top, hit, (w1[slow] - w0[slow]) * 512, (w1[fast] - w0[fast]) * 512, m1 - m0
 		}' /tmp/samples)
 	emit timeline "{\"setup\":\"$TL_SETUP\",\"workload\":\"$TL_WORK\",\"interval_s\":$INT,\"segments\":[$SEGS],\"points\":[$points],\"passes\":[$passes],$totals${EXTRA:+,$EXTRA}${extra:+,$extra}}"
@@ -372,21 +410,39 @@ cache_json() { # cache_json BEFORE AFTER
 }
 
 # ---- the workloads ----
-W1="--filename=$MNT/sv/data --rw=randread --random_distribution=zipf:$ZIPF"
-W6="--filename=$MNT/sv/data --rw=randrw --rwmixread=70 --random_distribution=zipf:$ZIPF --offset=0% --size=50%"
+# zipf's centre fixed at 0: without it fio places the hot set by the seed,
+# and "W1 again" would be a new hot set.
+W1="--filename=$MNT/sv/data --rw=randread --random_distribution=zipf:$ZIPF:0"
+W6="--filename=$MNT/sv/data --rw=randrw --rwmixread=70 --random_distribution=zipf:$ZIPF:0 --offset=0% --size=50%"
 W2="--directory=$MNT/sv/w2 --filename_format=f.\$filenum --nrfiles=$W2_FILES --filesize=${W2_MB}m --file_service_type=zipf:$ZIPF --rw=randread"
+
+# prepare SETUP WRITER: a fresh filesystem for SETUP with the data WRITER
+# writes, the cache attached and every cache cold. Fails the run if not.
+prepare() {
+	if ! up "$1"; then
+		say "$1: setup failed"
+		failed=1
+		return 1
+	fi
+	$2
+	[ "$3" = snapshot ] && btrfs subvolume snapshot -r $MNT/sv $MNT/snap >/dev/null
+	sync
+	if ! attach "$1"; then
+		say "$1: attaching the cache failed"
+		failed=1
+		return 1
+	fi
+	settle
+}
 
 # run_setup SETUP: every workload on SETUP, each on a fresh filesystem.
 run_setup() {
-	local s=$1 c0 steady
+	local s=$1 steady
 	local t6=$T6 tw2=$TW2
 	case $s in all-*) steady=1 t6=$TSTEADY tw2=$TSTEADY ;; *) steady=0 ;; esac
 
 	say "$s: W1 (scattered), W4 (scan), W3 (shift), then W6 (mixed)"
-	up "$s" || { say "$s: setup failed"; failed=1; return; }
-	w1_data
-	settle
-	c0=$(cache_counters "$s")
+	prepare "$s" w1_data || return
 	tl_begin "$s" w1
 	if [ $steady = 1 ]; then
 		# shellcheck disable=SC2086
@@ -400,39 +456,31 @@ run_setup() {
 		# shellcheck disable=SC2086
 		segment w3-shifted $T3 $W1 --offset=50% --size=50%
 	fi
-	tl_end "$(cache_json "$c0" "$(cache_counters "$s")")"
-	c0=$(cache_counters "$s")
+	tl_end
 	tl_begin "$s" w6
 	# shellcheck disable=SC2086
 	segment w6 $t6 $W6
-	tl_end "$(cache_json "$c0" "$(cache_counters "$s")")"
+	tl_end
 	down "$s"
 
 	say "$s: W2 (hot files)"
-	up "$s" || { say "$s: setup failed"; failed=1; return; }
-	w2_data
-	settle
-	c0=$(cache_counters "$s")
+	prepare "$s" w2_data || return
 	tl_begin "$s" w2
 	# shellcheck disable=SC2086
 	segment w2 $tw2 $W2
-	tl_end "$(cache_json "$c0" "$(cache_counters "$s")")"
+	tl_end
 	down "$s"
 
 	[ $steady = 1 ] || [ $SNAPSHOTS = 0 ] && return
 	case $s in dm-cache-range) return ;; esac
 	say "$s: W1 and W6 with a read-only snapshot of the data"
-	up "$s" || { say "$s: setup failed"; failed=1; return; }
-	w1_data
-	btrfs subvolume snapshot -r $MNT/sv $MNT/snap >/dev/null
-	settle
-	c0=$(cache_counters "$s")
+	prepare "$s" w1_data snapshot || return
 	tl_begin "$s" w1-snap
 	# shellcheck disable=SC2086
 	segment w1 $T1 $W1 --offset=0% --size=50%
 	# shellcheck disable=SC2086
 	segment w6 $T6 $W6
-	tl_end "$(cache_json "$c0" "$(cache_counters "$s")")"
+	tl_end
 	down "$s"
 }
 
@@ -448,7 +496,7 @@ if ! [ -d /sys/fs/bcache ] || ! command -v make-bcache >/dev/null; then
 	SETUPS=$(echo "$SETUPS" | sed 's/bcache//')
 fi
 say "timelines: $DATA_MB MiB of data, $FAST_MB MiB of NVMe for tiered ($CACHE_MB MiB for data), caches of $CACHE_MB MiB, $RANGE-byte ranges, intervals of $INT s, mover every $MOVER_S s"
-emit setup "{\"data_mb\":$DATA_MB,\"fast_mb\":$FAST_MB,\"cache_mb\":$CACHE_MB,\"range_size\":$RANGE,\"zipf\":$ZIPF,\"interval_s\":$INT,\"mover_interval_s\":$MOVER_S,\"w2_files\":$W2_FILES,\"w2_file_mb\":$W2_MB,\"seconds\":{\"w1\":$T1,\"w1_after_scan\":$T2,\"w3\":$T3,\"w6\":$T6,\"w2\":$TW2,\"steady\":$TSTEADY},\"first_seed\":$SEED,\"setups\":\"$SETUPS\"}"
+emit setup "{\"data_mb\":$DATA_MB,\"fast_mb\":$FAST_MB,\"cache_mb\":$CACHE_MB,\"range_size\":$RANGE,\"zipf\":$ZIPF,\"interval_s\":$INT,\"mover_interval_s\":$MOVER_S,\"w2_files\":$W2_FILES,\"w2_file_mb\":$W2_MB,\"seconds\":{\"w1\":$T1,\"w1_after_scan\":$T2,\"w3\":$T3,\"w6\":$T6,\"w2\":$TW2,\"steady\":$TSTEADY},\"seed_base\":$SEED0,\"setups\":\"$SETUPS\"}"
 
 for s in $SETUPS; do
 	run_setup "$s"

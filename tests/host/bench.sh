@@ -62,8 +62,10 @@ t "the mover ran on its own timer during the tiered W1 timeline and moved data" 
 t "the caches get the tiered setup's fast data space, and their own hit counters are recorded" \
 	jq -e '.result.setup.cache_mb as $mb | [.result.timelines[] | select(.setup | startswith("dm-cache") or . == "bcache")] |
 		length > 0 and all(.cache_bytes == $mb * 1048576 and (.cache_read_hits + .cache_read_misses) > 0)' $out/timeline.json
-t "every fio run has its own seed" \
-	jq -e '[.result.timelines[].segments[] | select(.seed) | .seed] | length == (unique | length)' $out/timeline.json
+t "every setup gets the same seed for a segment, and the segments of a timeline different ones" \
+	jq -e '([.result.timelines[] | .workload as $w | .segments[] | select(.seed) | {k: "\($w)/\(.name)", seed}] |
+		group_by(.k) | all(map(.seed) | unique | length == 1)) and
+		([.result.timelines[] | [.segments[] | select(.seed) | .seed] | length == (unique | length)] | all)' $out/timeline.json
 t "the scale result tracks more ranges at each step" \
 	jq -e '[.result.points[].nr_ranges] as $r | ($r | length) >= 3 and ($r == ($r | sort)) and ($r[-1] > $r[0])' $out/scale.json
 t "RESULTS.md has the three sections and a table row per setup" \
