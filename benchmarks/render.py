@@ -333,14 +333,15 @@ def main():
     w("")
     w("All-NVMe btrfs (so that the CPU cost is not hidden behind a slow"
       " disk), a fresh filesystem for every run: %d s of 4 KiB random"
-      " direct reads, a 256 MiB buffered sequential write, and %d small"
+      " direct reads over %d MiB, a %d MiB buffered sequential write, and %d small"
       " files created and synced, read with cold caches and deleted. %d"
       " rounds, the order of the three mounts rotated each round. Medians"
       " with the min-max range; an overhead is stated only where the"
       " min-max ranges of the two mounts do not overlap. `hotdatamove` runs"
       " with the mover idle on a single device: it measures the hooks,"
       " not a pass." % (
-          o["runtime_s"], o["small_files"], o["rounds"]))
+          o["runtime_s"], o.get("file_mb", 128), 2 * o.get("file_mb", 128),
+          o["small_files"], o["rounds"]))
     w("")
     rows = overhead_rows(o)
     w("| mount | rand read IOPS | p50 us | seq write MB/s | small files ms |")

@@ -11,10 +11,10 @@ MNT=/mnt/b
 mkdir -p $MNT
 QUICK=${HEAT_quick:-0}
 if [ "$QUICK" = 1 ]; then
-	OVER_RT=2 SMALL=200 ROUNDS=2
+	OVER_RT=2 SMALL=200 ROUNDS=2 OVER_MB=32
 	SCALE="10 100 1000"
 else
-	OVER_RT=10 SMALL=3000 ROUNDS=6
+	OVER_RT=10 SMALL=3000 ROUNDS=6 OVER_MB=128
 	SCALE="10 100 1000 10000 100000"
 fi
 t_start=$(date +%s)
@@ -45,12 +45,12 @@ while [ $r -lt $ROUNDS ]; do
 		if [ $opt = none ]; then mount "$FAST_DEV" $MNT; else mount -o $opt "$FAST_DEV" $MNT; fi
 		uuid=$(btrfs filesystem show $MNT | sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p')
 		[ $opt = hotdatamove ] && echo 86400 >/sys/fs/btrfs/$uuid/hot/mover_interval
-		dd if=/dev/urandom of=$MNT/r bs=1M count=128 2>/dev/null
+		dd if=/dev/urandom of=$MNT/r bs=1M count=$OVER_MB 2>/dev/null
 		sync
 		fio --name=r --filename=$MNT/r --rw=randread --bs=4k --direct=1 --ioengine=psync \
 			--randrepeat=0 --time_based --runtime=$OVER_RT --output-format=json \
 			>/tmp/r.json 2>/dev/null
-		fio --name=w --filename=$MNT/w --rw=write --bs=1M --size=256M --end_fsync=1 \
+		fio --name=w --filename=$MNT/w --rw=write --bs=1M --size=$((OVER_MB * 2))M --end_fsync=1 \
 			--ioengine=psync --output-format=json >/tmp/w.json 2>/dev/null
 		# Small files: create and sync, read with cold caches, delete.
 		mkdir $MNT/small
@@ -79,7 +79,7 @@ while [ $r -lt $ROUNDS ]; do
 	say "overhead round $((r + 1)) of $ROUNDS done"
 	r=$((r + 1))
 done
-emit overhead "{\"rounds\":$ROUNDS,\"small_files\":$SMALL,\"runtime_s\":$OVER_RT,\"results\":[$over]}"
+emit overhead "{\"rounds\":$ROUNDS,\"file_mb\":$OVER_MB,\"small_files\":$SMALL,\"runtime_s\":$OVER_RT,\"results\":[$over]}"
 
 # ---- 3. memory and scale ----
 say "memory and scale: 4 KiB ranges, one read each"
