@@ -17,14 +17,10 @@ else
 	OVER_RT=10 SMALL=3000 ROUNDS=6 OVER_MB=128
 	SCALE="10 100 1000 10000 100000"
 fi
-t_start=$(date +%s)
 
 # Milliseconds since boot (busybox date has no %N).
 now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
-say() { echo "# [$(($(date +%s) - t_start)) s] $*"; }
-emit() { echo "@@JSON $1 $2"; }
 
-stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$2/mover_stats"; }
 
 # ---- 2. tracking overhead ----
 # $ROUNDS interleaved rounds of (none, hotdatatrack, hotdatamove), the
@@ -43,8 +39,7 @@ while [ $r -lt $ROUNDS ]; do
 	for opt in $order; do
 		mkfs.btrfs -q -f -K "$FAST_DEV"
 		if [ $opt = none ]; then mount "$FAST_DEV" $MNT; else mount -o $opt "$FAST_DEV" $MNT; fi
-		uuid=$(btrfs filesystem show $MNT | sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p')
-		[ $opt = hotdatamove ] && echo 86400 >/sys/fs/btrfs/$uuid/hot/mover_interval
+		[ $opt = hotdatamove ] && echo 86400 >"$(hot_dir $MNT)/mover_interval"
 		dd if=/dev/urandom of=$MNT/r bs=1M count=$OVER_MB 2>/dev/null
 		sync
 		fio --name=r --filename=$MNT/r --rw=randread --bs=4k --direct=1 --ioengine=psync \
@@ -85,8 +80,7 @@ emit overhead "{\"rounds\":$ROUNDS,\"file_mb\":$OVER_MB,\"small_files\":$SMALL,\
 say "memory and scale: 4 KiB ranges, one read each"
 mkfs.btrfs -q -f -K -d single -m raid1 "$SLOW_DEV" "$FAST_DEV"
 mount -o hotdatamove "$SLOW_DEV" $MNT
-uuid=$(btrfs filesystem show $MNT | sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p')
-H=/sys/fs/btrfs/$uuid/hot
+H=$(hot_dir $MNT)
 echo 4096 >$H/range_size
 echo 1G >$H/mem_limit
 scale=""
@@ -99,7 +93,7 @@ for n in $SCALE; do
 	dd if=$MNT/s$n of=/dev/null bs=1M iflag=direct 2>/dev/null
 	total=$n
 	echo 1 >$H/mover_run
-	scale="$scale${scale:+,}{\"target\":$n,\"nr_ranges\":$(cat $H/nr_ranges),\"nr_inodes\":$(cat $H/nr_inodes),\"mem_used\":$(cat $H/mem_used),\"pass_ms\":$(stat_of last_pass_ms $H)}"
+	scale="$scale${scale:+,}{\"target\":$n,\"nr_ranges\":$(cat $H/nr_ranges),\"nr_inodes\":$(cat $H/nr_inodes),\"mem_used\":$(cat $H/mem_used),\"pass_ms\":$(mover_stat last_pass_ms $H)}"
 	say "$(cat $H/nr_ranges) ranges tracked, $(cat $H/mem_used) bytes"
 done
 umount $MNT

@@ -54,22 +54,31 @@ if [ "$QUICK" = 1 ]; then
 	DATA_MB=64 FAST_MB=512 W2_FILES=8 W2_MB=4 INT=5 MOVER_S=5
 	T1=10 T2=5 T3=10 T6=5 TW2=10 TSTEADY=5 SNAPSHOTS=0
 else
-	DATA_MB=1536 FAST_MB=1024 W2_FILES=64 W2_MB=24 INT=10 MOVER_S=30
-	T1=180 T2=60 T3=180 T6=60 TW2=180 TSTEADY=60 SNAPSHOTS=1
+	DATA_MB=1536 FAST_MB=1024 W2_FILES=64 W2_MB=24 INT=10 MOVER_S=20
+	T1=120 T2=60 T3=120 T6=60 TW2=120 TSTEADY=60 SNAPSHOTS=1
 fi
 ZIPF=1.2
 SEED0=${HEAT_seed:-$(date +%s)}
 SETUPS=$(echo "${HEAT_setups:-all-SATA,all-NVMe,tiered,dm-cache-256k,dm-cache-range,bcache}" | tr , ' ')
-SLOW=${SLOW_DEV##*/}
 FAST=${FAST_DEV##*/}
-t_start=$(date +%s)
 failed=0
 
-say() { echo "# [$(($(date +%s) - t_start)) s] $*"; }
-emit() { echo "@@JSON $1 $2"; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
-mover_stat() { awk -v k="$1" '$1 == k { print $2 }' "$H/mover_stats"; }
 dm_name() { echo "dm-$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')"; }
+
+# The disk. QEMU throttles it to 100 IOPS with a leaky bucket that lets a
+# tenth of a second's operations through at once, so while fewer than 100
+# reads a second miss the fast device, a miss costs no more than a hit. A
+# disk pays a seek and half a rotation for every random read: every setup
+# reads the SATA disk through dm-delay, DISK_MS per read (writes are not
+# delayed, as a disk's write cache absorbs them; the throttle still
+# bounds them).
+DISK_MS=8
+dmsetup create slow --table "0 $(blockdev --getsz "$SLOW_DEV") delay $SLOW_DEV 0 $DISK_MS $SLOW_DEV 0 0" ||
+	{ echo "# dm-delay over $SLOW_DEV failed"; exit 1; }
+dmsetup mknodes
+SDEV=/dev/mapper/slow
+SLOW=$(dm_name slow)
 
 # ---- setups ----
 # up SETUP: the devices and a btrfs for SETUP, mounted at $MNT, with the
@@ -79,38 +88,37 @@ up() {
 	H="" EXTRA=""
 	case $1 in
 	all-SATA)
-		mkfs.btrfs -q -f -K "$SLOW_DEV" >/dev/null && mount "$SLOW_DEV" $MNT || return 1
+		mkfs.btrfs -q -f -K "$SDEV" >/dev/null && mount "$SDEV" $MNT || return 1
 		;;
 	all-NVMe)
 		mkfs.btrfs -q -f -K "$FAST_DEV" >/dev/null && mount "$FAST_DEV" $MNT || return 1
 		;;
 	tiered)
-		mkfs.btrfs -q -f -K -d single -m raid1 "$SLOW_DEV" "$FAST_DEV" >/dev/null &&
-			mount -o hotdatamove "$SLOW_DEV" $MNT || return 1
+		mkfs.btrfs -q -f -K -d single -m raid1 "$SDEV" "$FAST_DEV" >/dev/null &&
+			mount -o hotdatamove "$SDEV" $MNT || return 1
 		btrfs filesystem resize 2:${FAST_MB}M $MNT >/dev/null || return 1
-		H=/sys/fs/btrfs/$(btrfs filesystem show $MNT |
-			sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p')/hot
+		H=$(hot_dir $MNT)
 		# No pass while the data is written; one on the empty
 		# filesystem reports the fast data space.
 		echo 86400 >"$H/mover_interval"
 		echo 1 >"$H/mover_run"
-		EXTRA="\"fast_capacity_bytes\":$(mover_stat fast_capacity_bytes),\"range_size\":$(cat "$H/range_size"),\"mover_interval_s\":$MOVER_S,\"mover_high_watermark\":$(cat "$H/mover_high_watermark"),\"mover_low_watermark\":$(cat "$H/mover_low_watermark")"
+		EXTRA="\"fast_capacity_bytes\":$(mover_stat fast_capacity_bytes "$H"),\"range_size\":$(cat "$H/range_size"),\"mover_interval_s\":$MOVER_S,\"mover_high_watermark\":$(cat "$H/mover_high_watermark"),\"mover_low_watermark\":$(cat "$H/mover_low_watermark")"
 		;;
 	dm-cache-*)
 		# The data is written to the bare disk; attach stacks the cache
 		# over it, so that the cache starts empty as tiered's NVMe does.
-		mkfs.btrfs -q -f -K "$SLOW_DEV" >/dev/null && mount "$SLOW_DEV" $MNT || return 1
+		mkfs.btrfs -q -f -K "$SDEV" >/dev/null && mount "$SDEV" $MNT || return 1
 		;;
 	bcache)
 		dmsetup create tdata --table "0 $((CACHE_MB * 2048)) linear $FAST_DEV 0" || return 1
 		dmsetup mknodes
 		# make-bcache refuses a device with another signature on it.
-		for d in "$SLOW_DEV" /dev/mapper/tdata; do
+		for d in "$SDEV" /dev/mapper/tdata; do
 			dd if=/dev/zero of="$d" bs=1M count=1 oflag=direct 2>/dev/null
 		done
-		make-bcache --wipe-bcache --bucket 128k -B "$SLOW_DEV" -C /dev/mapper/tdata \
+		make-bcache --wipe-bcache --bucket 128k -B "$SDEV" -C /dev/mapper/tdata \
 			>/dev/null || return 1
-		echo "$SLOW_DEV" >/sys/fs/bcache/register 2>/dev/null
+		echo "$SDEV" >/sys/fs/bcache/register 2>/dev/null
 		echo /dev/mapper/tdata >/sys/fs/bcache/register 2>/dev/null
 		# bcache0 comes with the backing device; the cache set attaches
 		# to it when both are registered.
@@ -156,7 +164,7 @@ attach() {
 			return 1
 		dmsetup mknodes		# no udev in the guest
 		dd if=/dev/zero of=/dev/mapper/tmeta bs=1M count=16 oflag=direct 2>/dev/null
-		dmsetup create tcached --table "0 $(blockdev --getsz "$SLOW_DEV") cache /dev/mapper/tmeta /dev/mapper/tdata $SLOW_DEV $((kib * 2)) 1 writethrough smq 0" ||
+		dmsetup create tcached --table "0 $(blockdev --getsz "$SDEV") cache /dev/mapper/tmeta /dev/mapper/tdata $SDEV $((kib * 2)) 1 writethrough smq 0" ||
 			return 1
 		dmsetup mknodes
 		mount /dev/mapper/tcached $MNT || return 1
@@ -196,7 +204,7 @@ down() {
 			sleep 0.2
 			i=$((i + 1))
 		done
-		dd if=/dev/zero of="$SLOW_DEV" bs=1M count=1 oflag=direct 2>/dev/null
+		dd if=/dev/zero of="$SDEV" bs=1M count=1 oflag=direct 2>/dev/null
 		;;
 	esac
 }
@@ -267,8 +275,9 @@ tl_begin() {
 }
 
 # segment NAME SECONDS FIO_ARGS...: one fio run on the timeline. Its
-# per-I/O log becomes rows "name t len dir n p50_us p99_us" in
-# /tmp/points, t in seconds from the timeline's start.
+# per-I/O log becomes rows "name t len dir n p50_us p99_us under" in
+# /tmp/points, t in seconds from the timeline's start, "under" the share
+# of the I/O that took less than the disk's DISK_MS.
 segment() {
 	local name=$1 secs=$2 t0
 	shift 2
@@ -287,7 +296,7 @@ segment() {
 	t0=$(cut -d' ' -f1 "/tmp/$name.prerun.txt")
 	# fio's lat log: "msec, nsec, direction, block size, ...".
 	awk -F', *' -v seg="$name" -v off="$(echo "$t0 $T0" | awk '{ print $1 - $2 }')" \
-		-v iv="$INT" -v secs="$secs" '
+		-v iv="$INT" -v secs="$secs" -v disk_us=$((DISK_MS * 1000)) '
 		# Buckets of 1 us below 1 ms, 10 us below 10 ms and so on: within
 		# 1 %. (The guest'"'"'s busybox awk has no log().)
 		function bucket(us) {
@@ -301,6 +310,7 @@ segment() {
 			k = int($1 / 1000 / iv)
 			h[k, $3, bucket($2 / 1000)]++
 			n[k, $3]++
+			if ($2 / 1000 < disk_us) under[k, $3]++
 			if (k > maxk) maxk = k
 		}
 		END {
@@ -318,7 +328,7 @@ segment() {
 						if (v == 1000 || v == 10000 || v == 100000 || v == 1000000)
 							step *= 10
 					}
-					printf "%s %.1f %s %d %d %d %d\n", seg, off + k * iv, len, d, n[k, d], p50, p99
+					printf "%s %.1f %s %d %d %d %d %.3f\n", seg, off + k * iv, len, d, n[k, d], p50, p99, under[k, d] / n[k, d]
 				}
 			}
 		}' /tmp/seg_lat.1.log >>/tmp/points 2>/dev/null
@@ -364,9 +374,9 @@ tl_end() {
 		{
 			top = reads(tops, $2, $2 + $3)
 			hit = hits == "none" ? 0 : reads(hits, $2, $2 + $3)
-			printf "%s{\"seg\":\"%s\",\"t\":%s,\"dir\":\"%s\",\"iops\":%.1f,\"p50_us\":%d,\"p99_us\":%d,\"hit\":%s}",
+			printf "%s{\"seg\":\"%s\",\"t\":%s,\"dir\":\"%s\",\"iops\":%.1f,\"p50_us\":%d,\"p99_us\":%d,\"hit\":%s,\"under_disk\":%s}",
 				(out++ ? "," : ""), $1, $2, ($4 == 0 ? "read" : "write"),
-				$5 / $3, $6, $7, (top > 0 ? sprintf("%.3f", hit / top) : "null")
+				$5 / $3, $6, $7, (top > 0 ? sprintf("%.3f", hit / top) : "null"), $8
 		}' /tmp/samples /tmp/points)
 	# The mover's passes: when the pass counter went up, and what moved.
 	passes=$(awk -v t0="$T0" '$2 == "mover" {
@@ -389,7 +399,7 @@ tl_end() {
 			printf "\"reads\":%.0f,\"fast_reads\":%.0f,\"slow_written_bytes\":%.0f,\"fast_written_bytes\":%.0f,\"mover_moved_bytes\":%.0f",
 				top, hit, (w1[slow] - w0[slow]) * 512, (w1[fast] - w0[fast]) * 512, m1 - m0
 		}' /tmp/samples)
-	emit timeline "{\"setup\":\"$TL_SETUP\",\"workload\":\"$TL_WORK\",\"interval_s\":$INT,\"segments\":[$SEGS],\"points\":[$points],\"passes\":[$passes],$totals${EXTRA:+,$EXTRA}${extra:+,$extra}}"
+	emit timeline "{\"setup\":\"$TL_SETUP\",\"workload\":\"$TL_WORK\",\"metadata_profile\":\"$(btrfs filesystem df $MNT | sed -n 's/^Metadata, \([^:]*\):.*/\1/p')\",\"interval_s\":$INT,\"segments\":[$SEGS],\"points\":[$points],\"passes\":[$passes],$totals${EXTRA:+,$EXTRA}${extra:+,$extra}}"
 }
 
 # The cache's own counters, before and after, as a cross-check.
@@ -487,7 +497,7 @@ run_setup() {
 # The fast data space of the tiered setup sizes the caches.
 H=""
 up tiered || { echo "# tiered setup failed"; exit 1; }
-CACHE_MB=$(($(mover_stat fast_capacity_bytes) >> 20))
+CACHE_MB=$(($(mover_stat fast_capacity_bytes "$H") >> 20))
 RANGE=$(cat "$H/range_size")
 down tiered
 [ "$CACHE_MB" -gt 0 ] || { echo "# no fast capacity reported"; exit 1; }
@@ -496,7 +506,7 @@ if ! [ -d /sys/fs/bcache ] || ! command -v make-bcache >/dev/null; then
 	SETUPS=$(echo "$SETUPS" | sed 's/bcache//')
 fi
 say "timelines: $DATA_MB MiB of data, $FAST_MB MiB of NVMe for tiered ($CACHE_MB MiB for data), caches of $CACHE_MB MiB, $RANGE-byte ranges, intervals of $INT s, mover every $MOVER_S s"
-emit setup "{\"data_mb\":$DATA_MB,\"fast_mb\":$FAST_MB,\"cache_mb\":$CACHE_MB,\"range_size\":$RANGE,\"zipf\":$ZIPF,\"interval_s\":$INT,\"mover_interval_s\":$MOVER_S,\"w2_files\":$W2_FILES,\"w2_file_mb\":$W2_MB,\"seconds\":{\"w1\":$T1,\"w1_after_scan\":$T2,\"w3\":$T3,\"w6\":$T6,\"w2\":$TW2,\"steady\":$TSTEADY},\"seed_base\":$SEED0,\"setups\":\"$SETUPS\"}"
+emit setup "{\"data_mb\":$DATA_MB,\"fast_mb\":$FAST_MB,\"cache_mb\":$CACHE_MB,\"range_size\":$RANGE,\"zipf\":$ZIPF,\"interval_s\":$INT,\"disk_read_delay_ms\":$DISK_MS,\"mover_interval_s\":$MOVER_S,\"w2_files\":$W2_FILES,\"w2_file_mb\":$W2_MB,\"seconds\":{\"w1\":$T1,\"w1_after_scan\":$T2,\"w3\":$T3,\"w6\":$T6,\"w2\":$TW2,\"steady\":$TSTEADY},\"seed_base\":$SEED0,\"setups\":\"$SETUPS\"}"
 
 for s in $SETUPS; do
 	run_setup "$s"

@@ -7,7 +7,7 @@
 # this shared machine under TCG are noise.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-echo "1..14"
+echo "1..15"
 n=0
 t() { # t DESC CONDITION...
 	local d=$1; shift
@@ -57,6 +57,11 @@ t "every interval of every timeline has IOPS and percentiles, and the fast setup
 		all(.[] | select(.setup != "all-SATA"); [.points[] | select(.dir == "read" and .hit != null)] | length >= 1)' $out/timeline.json
 t "all-NVMe serves every read from NVMe (hit ratio from request counts)" \
 	jq -e '[.result.timelines[] | select(.setup == "all-NVMe") | .points[] | select(.dir == "read") | .hit] | length > 0 and all(. >= 0.99)' $out/timeline.json
+# under_disk: the share of fio's reads faster than the disk's dm-delay.
+t "reads count as under the disk's latency on all-NVMe, and not all of them on tiered before it converged" \
+	jq -e '.result.setup.disk_read_delay_ms > 0 and
+		([.result.timelines[] | select(.setup == "all-NVMe") | .points[] | select(.dir == "read") | .under_disk] | length > 0 and all(. >= 0.95)) and
+		([.result.timelines[] | select(.setup == "tiered" and .workload == "w1") | .points[] | select(.dir == "read") | .under_disk] | min < 0.9)' $out/timeline.json
 t "the mover ran on its own timer during the tiered W1 timeline and moved data" \
 	jq -e '[.result.timelines[] | select(.setup == "tiered" and .workload == "w1")][0] | (.passes | length) > 0 and .mover_moved_bytes > 0' $out/timeline.json
 t "the caches get the tiered setup's fast data space, and their own hit counters are recorded" \

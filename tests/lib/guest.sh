@@ -67,3 +67,21 @@ wait_pid() {
 	done
 	wait "$pid"
 }
+
+# hot_dir MOUNTPOINT: the hot/ directory in sysfs of the btrfs mounted there.
+hot_dir() {
+	echo "/sys/fs/btrfs/$(btrfs filesystem show "$1" |
+		sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p')/hot"
+}
+
+# mover_stat NAME HOTDIR: one counter of HOTDIR/mover_stats.
+mover_stat() {
+	awk -v k="$1" '$1 == k { print $2 }' "$2/mover_stats"
+}
+
+# For the benchmark scripts: say MESSAGE prints a progress line stamped
+# with the seconds since this file was sourced; emit NAME JSON prints a
+# result that benchmarks/run collects.
+GUEST_T0=$(date +%s)
+say() { echo "# [$(($(date +%s) - GUEST_T0)) s] $*"; }
+emit() { echo "@@JSON $1 $2"; }

@@ -19,7 +19,7 @@ fs_uuid() {
 	btrfs filesystem show "$MNT" | sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p'
 }
 
-hot_sysfs() { echo "/sys/fs/btrfs/$(fs_uuid)/hot"; }
+hot_sysfs() { hot_dir "$MNT"; }
 hot_debugfs() { echo "/sys/kernel/debug/btrfs/$(fs_uuid)"; }
 
 drop_caches() {
@@ -98,7 +98,7 @@ shared_du() { btrfs filesystem du -s --raw "$1" | awk 'NR == 2 { print $3 }'; }
 
 # stat_of NAME: one counter of hot/mover_stats.
 stat_of() {
-	awk -v k="$1" '$1 == k { print $2 }' "$(hot_sysfs)/mover_stats"
+	mover_stat "$1" "$(hot_sysfs)"
 }
 
 # run_pass: one mover pass now, through sysfs. A pass that did not run
