@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+from ceiling import ceilings
+
 
 def load(d, name):
     with open(os.path.join(d, name + ".json")) as f:
@@ -179,6 +181,85 @@ def profiles(t):
     return ", ".join("%s %s" % kv for kv in seen.items()) or "not recorded"
 
 
+def render_ceiling(t, w, blocks):
+    """The best W1 hit ratio any placement in whole units of each setup
+    can reach (benchmarks/ceiling.py), so that granularity and policy are
+    not confused."""
+    st = t["setup"]
+    mib = 1 << 20
+    wm = high_wm(t)
+    fast = st["cache_mb"] * mib * (int(wm) if wm.isdigit() else 100) // 100
+    rng = st["range_size"]
+    c = ceilings(blocks, st["zipf"], fast, [rng, 4096])
+    k = ceilings(blocks, st["zipf"], st["cache_mb"] * mib, [262144, rng])
+    w("The ceiling of W1 (`benchmarks/ceiling.py`, from fio's zipf"
+      " generator and its scattering of the hot blocks): the share of the"
+      " reads that the hottest whole units can serve from the fast space."
+      " Tiered, %d KiB ranges in %d MiB (up to the watermark): %.1f %%"
+      " (with 4 KiB ranges %.1f %%); dm-cache, 256 KiB blocks in %d MiB:"
+      " %.1f %%, blocks of %d KiB: %.1f %%. A hit ratio below its ceiling"
+      " is the policy's, not the granularity's." % (
+          rng >> 10, fast // mib, 100 * c[rng], 100 * c[4096],
+          st["cache_mb"], 100 * k[262144], rng >> 10, 100 * k[rng]))
+    w("")
+
+
+def render_wear(d, t, rel, w):
+    """W5: bytes written to the NVMe per setup and workload."""
+    tls = t["timelines"]
+    works = [x for x, _, _ in WORKLOADS if any(y["workload"] == x
+                                                for y in tls)]
+    setups = []
+    for x in tls:
+        if x["setup"] not in setups:
+            setups.append(x["setup"])
+    w("### W5 wear")
+    w("")
+    w("MiB written to the NVMe over each timeline (device write counters;"
+      " for tiered, in brackets, what the mover moved in both directions),"
+      " counted from the timeline's start, after the data was written;"
+      " set them against the hot sets above. W1's timeline includes the"
+      " scan and the shifted hot set, W6 writes to the data itself.")
+    w("")
+    w("| setup | " + " | ".join(works) + " |")
+    w("|---|" + "---:|" * len(works))
+    data = os.path.join(d, "wear.dat")
+    with open(data, "w") as f:
+        for s in setups:
+            cells, vals = [], []
+            for x in works:
+                y = next((z for z in tls if z["setup"] == s and
+                          z["workload"] == x), None)
+                if y is None:
+                    cells.append("-")
+                    vals.append("0")
+                    continue
+                mib = y["fast_written_bytes"] >> 20
+                cells.append("%d%s" % (mib, " (%d)" % (
+                    y["mover_moved_bytes"] >> 20) if s == "tiered" else ""))
+                vals.append(str(mib))
+            w("| %s | %s |" % (s, " | ".join(cells)))
+            f.write("%s %s\n" % (s, " ".join(vals)))
+    w("")
+    png = os.path.join(d, "wear.png")
+    script = """
+set terminal pngcairo size 800,400
+set output '%s'
+set title 'MiB written to the NVMe per timeline'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8
+set ylabel 'MiB'
+set key top left
+plot %s
+""" % (png, ", ".join("'%s' using %d%s title '%s'" % (
+        data, i + 2, ":xtic(1)" if i == 0 else "", x)
+        for i, x in enumerate(works)))
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    w("![wear](%swear.png)" % rel)
+    w("")
+
+
 def render_timelines(d, t, rel, w):
     """Section 1 of RESULTS.md from timeline.json."""
     st = t["setup"]
@@ -232,6 +313,7 @@ def render_timelines(d, t, rel, w):
           hot * 4 >> 10, hot, blocks, files * st["w2_file_mb"], files,
           st["w2_files"], st["seed_base"]))
     w("")
+    render_ceiling(t, w, blocks)
     render_headline(t, w)
     tls = t["timelines"]
     nvme = {x["workload"]: x for x in tls if x["setup"] == "all-NVMe"}
@@ -370,6 +452,7 @@ def main():
                           else "full"))
     w("")
     render_timelines(d, tl["result"], rel, w)
+    render_wear(d, tl["result"], rel, w)
     w("## 2. Tracking overhead")
     w("")
     w("All-NVMe btrfs (so that the CPU cost is not hidden behind a slow"

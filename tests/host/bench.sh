@@ -76,4 +76,4 @@ t "the scale result tracks more ranges at each step" \
 t "RESULTS.md has the three sections and a table row per setup" \
 	bash -c "grep -q '^## 1. Timelines' $out/RESULTS.md && grep -q '^## 2. Tracking overhead' $out/RESULTS.md && grep -q '^## 3. Memory and scale' $out/RESULTS.md && grep -q '^| all-NVMe | w1 |' $out/RESULTS.md && grep -q '^| tiered | w3-shifted |' $out/RESULTS.md && grep -q '^| hotdatatrack |' $out/RESULTS.md"
 t "the timeline and overhead plots are PNG images" \
-	bash -c "for p in $out/timeline-w1.png $out/timeline-w2.png $out/overhead.png; do [ \"\$(head -c 4 \$p | tail -c 3)\" = PNG ] || exit 1; done"
+	bash -c "for p in $out/timeline-w1.png $out/timeline-w2.png $out/overhead.png $out/wear.png; do [ \"\$(head -c 4 \$p | tail -c 3)\" = PNG ] || exit 1; done"

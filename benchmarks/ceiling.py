@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""The best hit ratio any placement can reach on a zipf workload.
+
+fio's zipf:THETA over N blocks draws rank v with the probability of its
+generator (lib/zipf.c: Gray et al.'s approximation, ranks 1 and 2 exact)
+and reads block (hash(v - 1) + centre * (N - 1)) % N, hash being the
+multiplication by the 64-bit golden-ratio prime: the hot blocks are
+scattered over the file. A tier that holds whole ranges of R blocks, with
+room for C ranges, serves at most the reads of the C hottest ranges. That
+is the ceiling of a policy with ranges of that size, whatever it does;
+this computes it from the distribution itself, not from a run.
+
+Usage: ceiling.py N THETA FAST_BYTES RANGE_BYTES... (blocks of 4 KiB).
+"""
+import sys
+
+GR_PRIME_64 = 0x9e37fffffffc0001
+MASK = (1 << 64) - 1
+
+
+def fio_zipf_pmf(n, theta):
+    """The probability of each rank 1..n+1 under fio's zipf generator
+    (rank n+1 is reachable at u -> 1; it wraps like any other)."""
+    zetan = sum((i + 1) ** -theta for i in range(min(n, 10000000)))
+    zeta2 = 1.0 + 0.5 ** theta
+    alpha = 1.0 / (1.0 - theta)
+    eta = (1.0 - (2.0 / n) ** (1.0 - theta)) / (1.0 - zeta2 / zetan)
+    p = [0.0] * (n + 2)
+    p[1] = 1.0 / zetan
+    p[2] = 0.5 ** theta / zetan
+    u0 = zeta2 / zetan      # the third branch takes u in [u0, 1)
+
+    # val = 1 + floor(n * (eta * u - eta + 1) ** alpha); the inverse gives
+    # the u at which n * g(u) reaches x.
+    # val grows with u, and val <= v while u < u_of(v).
+    def u_of(x):
+        return 1.0 + ((x / n) ** (1.0 / alpha) - 1.0) / eta
+
+    lo = u0
+    for v in range(1, n + 2):
+        hi = min(max(u_of(float(v)), u0), 1.0)
+        if hi > lo:
+            p[v] += hi - lo
+            lo = hi
+    return p
+
+
+def block_heat(n, theta, centre=0.0):
+    """Probability of each of the n blocks."""
+    p = fio_zipf_pmf(n, theta)
+    off = int(centre * (n - 1))
+    heat = [0.0] * n
+    for v in range(1, n + 2):
+        if p[v]:
+            heat[(((v - 1) * GR_PRIME_64 & MASK) + off) % n] += p[v]
+    return heat
+
+
+def ceiling(heat, range_blocks, fast_ranges):
+    """The share of reads the fast_ranges hottest ranges serve."""
+    ranges = [sum(heat[i:i + range_blocks])
+              for i in range(0, len(heat), range_blocks)]
+    ranges.sort(reverse=True)
+    return sum(ranges[:max(fast_ranges, 0)]) / sum(ranges)
+
+
+def ceilings(n, theta, fast_bytes, range_sizes):
+    """{range bytes: ceiling} for n blocks of 4 KiB and fast_bytes."""
+    heat = block_heat(n, theta)
+    return {r: ceiling(heat, max(r // 4096, 1), fast_bytes // r)
+            for r in range_sizes}
+
+
+def main():
+    n, theta, fast = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+    for r, c in ceilings(n, theta, fast, [int(x) for x in sys.argv[4:]]).items():
+        print("%8d KiB ranges: %.1f %% of the reads" % (r >> 10, 100 * c))
+
+
+if __name__ == "__main__":
+    main()
