@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The best hit ratio any placement can reach on a zipf workload.
 
-fio's zipf:THETA over N blocks draws rank v with the probability of its
-generator (lib/zipf.c: Gray et al.'s approximation, ranks 1 and 2 exact)
-and reads block (hash(v - 1) + centre * (N - 1)) % N, hash being the
-multiplication by the 64-bit golden-ratio prime: the hot blocks are
-scattered over the file. A tier that holds whole ranges of R blocks, with
+fio's zipf:THETA over N blocks (fio 3.33, Debian 12's: lib/zipf.c) draws
+rank v with the probability of its generator (Gray et al.'s
+approximation, ranks 1 and 2 exact) and reads block
+(hash(v - 1) + centre * N) % N, hash being the multiplication by the
+64-bit golden ratio modulo 2^64: the hot blocks are scattered over the
+file, and ranks that collide modulo N read the same block. A tier that holds whole ranges of R blocks, with
 room for C ranges, serves at most the reads of the C hottest ranges. That
 is the ceiling of a policy with ranges of that size, whatever it does;
 this computes it from the distribution itself, not from a run.
@@ -14,7 +15,7 @@ Usage: ceiling.py N THETA FAST_BYTES RANGE_BYTES... (blocks of 4 KiB).
 """
 import sys
 
-GR_PRIME_64 = 0x9e37fffffffc0001
+GOLDEN_RATIO_64 = 0x61C8864680B583EB
 MASK = (1 << 64) - 1
 
 
@@ -48,11 +49,11 @@ def fio_zipf_pmf(n, theta):
 def block_heat(n, theta, centre=0.0):
     """Probability of each of the n blocks."""
     p = fio_zipf_pmf(n, theta)
-    off = int(centre * (n - 1))
+    off = int(centre * n)
     heat = [0.0] * n
     for v in range(1, n + 2):
         if p[v]:
-            heat[(((v - 1) * GR_PRIME_64 & MASK) + off) % n] += p[v]
+            heat[(((v - 1) * GOLDEN_RATIO_64 & MASK) + off) % n] += p[v]
     return heat
 
 
