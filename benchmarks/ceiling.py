@@ -16,6 +16,7 @@ Usage: ceiling.py N THETA FAST_BYTES RANGE_BYTES... (blocks of 4 KiB).
 import sys
 
 GOLDEN_RATIO_64 = 0x61C8864680B583EB
+FSERVICE_SHIFT = 10
 MASK = (1 << 64) - 1
 
 
@@ -55,6 +56,42 @@ def block_heat(n, theta, centre=0.0):
         if p[v]:
             heat[(((v - 1) * GOLDEN_RATIO_64 & MASK) + off) % n] += p[v]
     return heat
+
+
+def file_heat(nr_files, theta, off=0):
+    """Probability of each file under fio's file_service_type=zipf: ranks
+    over nr_files << 10 values, not hashed, offset by off (from the seed
+    when no centre is given), the file being the value >> 10."""
+    n = nr_files << FSERVICE_SHIFT
+    p = fio_zipf_pmf(n, theta)
+    heat = [0.0] * nr_files
+    for v in range(1, n + 2):
+        heat[((v - 1 + off) % n) >> FSERVICE_SHIFT] += p[v]
+    return heat
+
+
+def hot_files(nr_files, theta, share=0.9):
+    """The fewest and the most files that draw share of the accesses,
+    over the offsets fio may start from."""
+    counts = []
+    for off in range(0, 1 << FSERVICE_SHIFT, 64):
+        h = sorted(file_heat(nr_files, theta, off), reverse=True)
+        acc, k = 0.0, 0
+        while acc < share * sum(h):
+            acc += h[k]
+            k += 1
+        counts.append(k)
+    return min(counts), max(counts)
+
+
+def hot_blocks(n, theta, share=0.9):
+    """The number of blocks that draw share of the accesses."""
+    h = sorted(block_heat(n, theta), reverse=True)
+    acc, k = 0.0, 0
+    while acc < share * sum(h):
+        acc += h[k]
+        k += 1
+    return k
 
 
 def ceiling(heat, range_blocks, fast_ranges):

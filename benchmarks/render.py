@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 
-from ceiling import ceilings
+from ceiling import ceilings, hot_blocks, hot_files
 
 
 def load(d, name):
@@ -34,18 +34,6 @@ WORKLOADS = [
      "W1's reads, then W6's reads and writes, with a read-only snapshot of"
      " the data's subvolume taken before the timeline"),
 ]
-
-
-def zipf_hot(n, theta, share=0.9):
-    """The number of the n items of a zipf(theta) that draw share of the
-    accesses: the size of the hot set."""
-    w = [k ** -theta for k in range(1, n + 1)]
-    total, acc = sum(w), 0.0
-    for k, x in enumerate(w, 1):
-        acc += x
-        if acc >= share * total:
-            return k
-    return n
 
 
 def seg_summary(tl, seg, direction="read"):
@@ -138,11 +126,11 @@ def render_headline(t, w):
     w("Tiered against each setup, settled state (the last third of the"
       " segment): p50 and p99 as tiered / other (below 1: tiered is"
       " faster), IOPS as tiered / other (above 1: tiered is faster), and"
-      " the two hit ratios, from device read requests and from fio's"
-      " reads faster than a disk read.")
+      " the two hit ratios: fio's reads faster than a disk read, and"
+      " device read requests.")
     w("")
-    w("| workload | against | p50 | p99 | IOPS | hit ratio (requests) |"
-      " reads under the disk's latency |")
+    w("| workload | against | p50 | p99 | IOPS | reads served fast |"
+      " hit ratio (requests) |")
     w("|---|---|---:|---:|---:|---|---|")
     for work, seg, label in HEADLINE:
         if work not in tiered:
@@ -162,8 +150,8 @@ def render_headline(t, w):
                 label, o, mine["p50_us"] / max(r["p50_us"], 1),
                 mine["p99_us"] / max(r["p99_us"], 1),
                 mine["iops"] / max(r["iops"], 1),
-                pct(mine["hit"]), pct(r["hit"]),
-                pct(mine["under"]), pct(r["under"])))
+                pct(mine["under"]), pct(r["under"]),
+                pct(mine["hit"]), pct(r["hit"])))
     w("")
 
 
@@ -198,7 +186,10 @@ def render_ceiling(t, w, blocks):
       " Tiered, %d KiB ranges in %d MiB (up to the watermark): %.1f %%"
       " (with 4 KiB ranges %.1f %%); dm-cache, 256 KiB blocks in %d MiB:"
       " %.1f %%, blocks of %d KiB: %.1f %%. A hit ratio below its ceiling"
-      " is the policy's, not the granularity's." % (
+      " is the policy's, not the granularity's. (An expected value, for"
+      " the settled state; bcache caches 4 KiB pieces, so its ceiling is"
+      " the 4 KiB one; dm-cache's blocks are aligned on the device, not"
+      " in the file.)" % (
           rng >> 10, fast // mib, 100 * c[rng], 100 * c[4096],
           st["cache_mb"], 100 * k[262144], rng >> 10, 100 * k[rng]))
     w("")
@@ -269,24 +260,35 @@ def render_timelines(d, t, rel, w):
       " The tiered setup's mover runs on its own timer, every %d s"
       " (`mover_interval`); dm-cache and bcache migrate on their own."
       " 4 KiB direct I/O at queue depth 1 (psync). Intervals of %d s;"
-      " p50 and p99 from fio's per-I/O latency log; the hit ratio is the"
-      " share of completed read requests (`/sys/block/*/stat` field 1)"
-      " served by the device that holds the fast copy. Those requests"
-      " include each system's own reads: the mover's reads of what it"
-      " promotes and the raid1 metadata reads of the tiered setup,"
-      " dm-cache's promotion copies, bcache's reads of the backing"
-      " device on a miss. The second hit ratio is free of them: the share"
-      " of fio's reads that completed faster than one disk read." %
-      (st["mover_interval_s"], st["interval_s"]))
+      " p50 and p99 from fio's per-I/O latency log. Two hit ratios:"
+      " *reads served fast*, the share of fio's reads that completed in"
+      " less than the least a disk read takes (%s ms), the same measure"
+      " for every setup; and the share of completed read requests"
+      " (`/sys/block/*/stat` field 1) of the device that holds the fast"
+      " copy. The second does not count alike: for dm-cache and bcache"
+      " the requests are those of the device the filesystem sits on, so"
+      " their own promotion and backing reads are not in it; for tiered"
+      " they are those of the two disks, so the mover's reads of what it"
+      " promotes count as misses and its demotion reads and the raid1"
+      " metadata reads as hits." %
+      (st["mover_interval_s"], st["interval_s"],
+       st.get("under_disk_ms", "-")))
     w("")
     if "disk_read_delay_ms" in st:
         w("The disk: QEMU throttles it to 100 IOPS, but its leaky bucket"
           " lets a tenth of a second's operations through at once, so a"
           " miss that comes while fewer than 100 reads a second go to the"
           " disk would cost no more than a hit. Every setup therefore"
-          " reads the disk through dm-delay, %d ms per read, as a seek"
-          " and half a rotation cost on a 7200 rpm disk (writes are not"
-          " delayed, only throttled)." % st["disk_read_delay_ms"])
+          " reads the disk through dm-delay, %d ms per read (%s to %d ms:"
+          " dm-delay counts in 4 ms jiffies), as a seek and half a"
+          " rotation cost on a 7200 rpm disk; writes are not delayed, only"
+          " throttled. Every setup's filesystem reads ahead %s KiB, so"
+          " that W4's sequential read is bounded by the disk's throughput"
+          " rather than by one delayed bio after another. Under TCG the"
+          " CPU path of each stack shows in its latency: compare the p50"
+          " of a setup whose reads all hit with all-NVMe's to see it." % (
+              st["disk_read_delay_ms"], st.get("under_disk_ms", "?"),
+              st["disk_read_delay_ms"], st.get("readahead_kb", "default")))
         w("")
     w("Fast space for data: the tiered NVMe is %d MiB, of which the"
       " mover reports %d MiB for data (`fast_capacity_bytes`: less the"
@@ -301,17 +303,20 @@ def render_timelines(d, t, rel, w):
        st["range_size"] >> 10, high_wm(t), profiles(t)))
     w("")
     blocks = st["data_mb"] * 256 // 2
-    hot = zipf_hot(blocks, st["zipf"])
-    files = zipf_hot(st["w2_files"], st["zipf"])
+    hot = hot_blocks(blocks, st["zipf"])
+    fmin, fmax = hot_files(st["w2_files"], st["zipf"])
     w("Hot sets (90 %% of the accesses): W1 %d MiB (%d of %d blocks of"
       " 4 KiB; fio scatters them over the file, so at the granularity of"
-      " a range or a cache block nearly every one holds some), W2 %d MiB"
-      " (%d of %d files). Seeds: the same for every setup, one per"
+      " a range or a cache block nearly every one holds some), W2 %d to"
+      " %d MiB (%d to %d of %d files: fio's zipf choice of file is not"
+      " scattered, and one file draws most of the reads, which file"
+      " depending on the seed). Seeds: the same for every setup, one per"
       " segment, from %d (in timeline.json). zipf's centre is fixed, so"
       " W1, W1 after the scan and W6 read one hot set; W3's is the same"
       " pattern in the other half of the file." % (
-          hot * 4 >> 10, hot, blocks, files * st["w2_file_mb"], files,
-          st["w2_files"], st["seed_base"]))
+          hot * 4 >> 10, hot, blocks, fmin * st["w2_file_mb"],
+          fmax * st["w2_file_mb"], fmin, fmax, st["w2_files"],
+          st["seed_base"]))
     w("")
     render_ceiling(t, w, blocks)
     render_headline(t, w)
@@ -324,16 +329,19 @@ def render_timelines(d, t, rel, w):
         w("### %s" % title)
         w("")
         w(desc.format(**st) + ". Per segment, the last third of its"
-          " intervals (where it has settled); whole-timeline hit ratio,"
-          " NVMe bytes written and, for tiered, bytes the mover moved.")
+          " intervals (where it has settled); the hit ratio from requests"
+          " over the whole timeline (the scan and the mover's own reads"
+          " included), NVMe bytes written and, for tiered, bytes the mover"
+          " moved.")
         w("")
         segs = []
         for x in group:
             for s in x["segments"]:
                 if s["name"] != "scan" and s["name"] not in segs:
                     segs.append(s["name"])
-        w("| setup | segment | IOPS | p50 us | p99 us | hit | under disk |"
-          " p50 / all-NVMe | hit (run) | NVMe written MiB | moved MiB |")
+        w("| setup | segment | IOPS | p50 us | p99 us | served fast |"
+          " hit (requests) | p50 / all-NVMe | hit (requests, timeline) |"
+          " NVMe written MiB | moved MiB |")
         w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for x in group:
             for s, dr in [(s, dr) for s in segs for dr in ("read", "write")]:
@@ -347,7 +355,7 @@ def render_timelines(d, t, rel, w):
                 w("| %s | %s | %.0f | %d | %d | %s | %s | %s | %s | %d | %d |" % (
                     x["setup"], s if dr == "read" else s + " (writes)",
                     r["iops"], r["p50_us"], r["p99_us"],
-                    pct(r["hit"]), pct(r["under"]) if dr == "read" else "-",
+                    pct(r["under"]) if dr == "read" else "-", pct(r["hit"]),
                     "%.1fx" % (r["p50_us"] / max(base["p50_us"], 1))
                     if base else "-",
                     "%.0f%%" % (100.0 * x["fast_reads"] / x["reads"])
@@ -355,6 +363,14 @@ def render_timelines(d, t, rel, w):
                     x["fast_written_bytes"] >> 20,
                     x["mover_moved_bytes"] >> 20))
         w("")
+        scans = [(x["setup"], sg["seconds"]) for x in group
+                 for sg in x["segments"] if sg["name"] == "scan"]
+        if scans:
+            w("W4, the sequential read of all %d MiB, took: " % st["data_mb"] +
+              "; ".join("%s %.1f s (%.0f MB/s)" % (
+                  n, sec, st["data_mb"] * 1.048576 / max(sec, 0.1))
+                  for n, sec in scans) + ".")
+            w("")
         w("![%s](%s%s)" % (title, rel, plot_timeline(d, work, group, title)))
         w("")
         caches = [x for x in group if "cache_read_hits" in x and

@@ -72,8 +72,15 @@ dm_name() { echo "dm-$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')";
 # disk pays a seek and half a rotation for every random read: every setup
 # reads the SATA disk through dm-delay, DISK_MS per read (writes are not
 # delayed, as a disk's write cache absorbs them; the throttle still
-# bounds them).
-DISK_MS=8
+# bounds them). dm-delay counts in jiffies (4 ms at HZ=250), so a read
+# waits between DISK_MS - 4 and DISK_MS: UNDER_MS, the latency under which
+# a read counts as served fast ("under_disk"), is that floor.
+DISK_MS=12 UNDER_MS=8
+# A sequential read goes through readahead, one bio per window piece, and
+# dm-delay delays each: with btrfs's default window the scan of W4 ran at
+# 7 to 18 MB/s, differently per setup. Every setup's filesystem gets this
+# readahead window, so that a scan is bounded by the disk's throughput.
+RA_KB=16384
 dmsetup create slow --table "0 $(blockdev --getsz "$SLOW_DEV") delay $SLOW_DEV 0 $DISK_MS $SLOW_DEV 0 0" ||
 	{ echo "# dm-delay over $SLOW_DEV failed"; exit 1; }
 dmsetup mknodes
@@ -110,6 +117,8 @@ up() {
 		mkfs.btrfs -q -f -K "$SDEV" >/dev/null && mount "$SDEV" $MNT || return 1
 		;;
 	bcache)
+		# A bcache0 left by a slow teardown would take the new one's name.
+		[ -e /sys/block/bcache0 ] && return 1
 		dmsetup create tdata --table "0 $((CACHE_MB * 2048)) linear $FAST_DEV 0" || return 1
 		dmsetup mknodes
 		# make-bcache refuses a device with another signature on it.
@@ -267,7 +276,7 @@ sampler_stop() {
 
 # tl_begin SETUP WORKLOAD: start a timeline (the mover's timer with it).
 tl_begin() {
-	TL_SETUP=$1 TL_WORK=$2 SEGS="" T0=$(uptime_s)
+	TL_SETUP=$1 TL_WORK=$2 SEGS=""
 	# Every setup gets the same seeds: one per segment of a workload.
 	case $2 in
 	w1) SEED=$((SEED0 + 100)) ;;
@@ -275,7 +284,9 @@ tl_begin() {
 	w2) SEED=$((SEED0 + 300)) ;;
 	w1-snap) SEED=$((SEED0 + 400)) ;;
 	esac
+	# First, since bcache's take 6 s: the timeline starts after them.
 	C0=$(cache_counters "$1")
+	T0=$(uptime_s)
 	: >/tmp/points
 	sampler_start
 	[ -n "$H" ] && echo "$MOVER_S" >"$H/mover_interval"
@@ -285,7 +296,7 @@ tl_begin() {
 # segment NAME SECONDS FIO_ARGS...: one fio run on the timeline. Its
 # per-I/O log becomes rows "name t len dir n p50_us p99_us under" in
 # /tmp/points, t in seconds from the timeline's start, "under" the share
-# of the I/O that took less than the disk's DISK_MS.
+# of the I/O that took less than UNDER_MS, the least a disk read takes.
 segment() {
 	local name=$1 secs=$2 t0
 	shift 2
@@ -304,7 +315,7 @@ segment() {
 	t0=$(cut -d' ' -f1 "/tmp/$name.prerun.txt")
 	# fio's lat log: "msec, nsec, direction, block size, ...".
 	awk -F', *' -v seg="$name" -v off="$(echo "$t0 $T0" | awk '{ print $1 - $2 }')" \
-		-v iv="$INT" -v secs="$secs" -v disk_us=$((DISK_MS * 1000)) '
+		-v iv="$INT" -v secs="$secs" -v disk_us=$((UNDER_MS * 1000)) '
 		# Buckets of 1 us below 1 ms, 10 us below 10 ms and so on: within
 		# 1 %. (The guest'"'"'s busybox awk has no log().)
 		function bucket(us) {
@@ -450,6 +461,10 @@ prepare() {
 		failed=1
 		return 1
 	fi
+	# The same readahead window for every setup's filesystem (RA_KB).
+	for f in /sys/class/bdi/btrfs-*/read_ahead_kb; do
+		echo $RA_KB >"$f"
+	done
 	settle
 }
 
@@ -514,7 +529,7 @@ if ! [ -d /sys/fs/bcache ] || ! command -v make-bcache >/dev/null; then
 	SETUPS=$(echo "$SETUPS" | sed 's/bcache//')
 fi
 say "timelines: $DATA_MB MiB of data, $FAST_MB MiB of NVMe for tiered ($CACHE_MB MiB for data), caches of $CACHE_MB MiB, $RANGE-byte ranges, intervals of $INT s, mover every $MOVER_S s"
-emit setup "{\"data_mb\":$DATA_MB,\"fast_mb\":$FAST_MB,\"cache_mb\":$CACHE_MB,\"range_size\":$RANGE,\"zipf\":$ZIPF,\"interval_s\":$INT,\"disk_read_delay_ms\":$DISK_MS,\"mover_interval_s\":$MOVER_S,\"w2_files\":$W2_FILES,\"w2_file_mb\":$W2_MB,\"seconds\":{\"w1\":$T1,\"w1_after_scan\":$T2,\"w3\":$T3,\"w6\":$T6,\"w2\":$TW2,\"steady\":$TSTEADY},\"seed_base\":$SEED0,\"setups\":\"$SETUPS\"}"
+emit setup "{\"data_mb\":$DATA_MB,\"fast_mb\":$FAST_MB,\"cache_mb\":$CACHE_MB,\"range_size\":$RANGE,\"zipf\":$ZIPF,\"interval_s\":$INT,\"disk_read_delay_ms\":$DISK_MS,\"under_disk_ms\":$UNDER_MS,\"readahead_kb\":$RA_KB,\"mover_interval_s\":$MOVER_S,\"w2_files\":$W2_FILES,\"w2_file_mb\":$W2_MB,\"seconds\":{\"w1\":$T1,\"w1_after_scan\":$T2,\"w3\":$T3,\"w6\":$T6,\"w2\":$TW2,\"steady\":$TSTEADY},\"seed_base\":$SEED0,\"setups\":\"$SETUPS\"}"
 
 for s in $SETUPS; do
 	run_setup "$s"
