@@ -275,11 +275,10 @@ def render_timelines(d, t, rel, w):
        st.get("under_disk_ms", "-")))
     w("")
     if "disk_read_delay_ms" in st:
-        w("The disk: QEMU throttles it to 100 IOPS, but its leaky bucket"
-          " lets a tenth of a second's operations through at once, so a"
-          " miss that comes while fewer than 100 reads a second go to the"
-          " disk would cost no more than a hit. Every setup therefore"
-          " reads the disk through dm-delay, %d ms per read (%s to %d ms:"
+        w("The disk: QEMU throttles it to 150 MB/s and enough requests a"
+          " second for that (the topology line above; the guest's"
+          " requests are at most 128 KiB), and every setup reads it through"
+          " dm-delay, %d ms per read (%s to %d ms:"
           " dm-delay counts in 4 ms jiffies), as a seek and half a"
           " rotation cost on a 7200 rpm disk; writes are not delayed, only"
           " throttled. Every setup's filesystem reads ahead %s KiB, so"
