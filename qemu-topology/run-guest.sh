@@ -18,7 +18,9 @@
 #
 # Topology: an AHCI SATA disk (rotation_rate=7200, throttled by QEMU to
 # SLOW_IOPS operations and SLOW_MBPS MB/s so that 4 KiB random reads at
-# queue depth 1 take about 1/SLOW_IOPS s, as on a 7200 rpm disk) and an NVMe
+# queue depth 1 take about 1/SLOW_IOPS s, as on a 7200 rpm disk; the
+# guest's requests to it are at most 128 KiB, so it streams at no more than
+# SLOW_IOPS * 128 KiB a second) and an NVMe
 # disk, each backed by a sparse image made on demand. In the guest they are
 # $SLOW_DEV and $FAST_DEV. With LOG_SIZE set (e.g. LOG_SIZE=8G), a third
 # disk, unthrottled SATA with serial heat-log0, holds dm-log-writes logs
