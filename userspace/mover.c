@@ -251,9 +251,9 @@ int cmd_status(int argc, char **argv)
 	const char *knobs[] = {
 		"mover_interval", "mover_promote_temp", "mover_demote_temp",
 		"mover_low_watermark", "mover_high_watermark", "mover_budget",
-		"mem_used", "nr_ranges",
+		"mem_used", "nr_ranges", "mover_displace_margin", "mover_grace",
 	};
-	char dir[128], state[32], val[8][32], when[64];
+	char dir[128], state[32], val[10][32], when[64];
 	const char *path;
 	struct stats st;
 	unsigned long long used, cap;
@@ -304,6 +304,10 @@ int cmd_status(int argc, char **argv)
 	printf("policy:       promote at temperature %s, demote under %s, %s bytes per pass\n",
 	       val[1], val[2], val[5]);
 	printf("tracking:     %s ranges, %s bytes of memory\n", val[7], val[6]);
+	printf("displacement: hotter by %s to displace, %llu bytes displaced; grace after mount %s s\n",
+	       val[8], stat_get(&st, "displaced_bytes"), val[9]);
+	printf("hot writes:   %llu bytes written to the fast tier\n",
+	       stat_get(&st, "hot_written_bytes"));
 	printf("fast full:    %llu passes, errors: %llu\n",
 	       stat_get(&st, "fast_full"), stat_get(&st, "errors"));
 	return 0;

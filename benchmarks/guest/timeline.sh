@@ -60,6 +60,10 @@ fi
 ZIPF=1.2
 SEED0=${HEAT_seed:-$(date +%s)}
 SETUPS=$(echo "${HEAT_setups:-all-SATA,all-NVMe,tiered,dm-cache-256k,dm-cache-range,bcache}" | tr , ' ')
+# MOVER_KNOBS: hot/ knobs for the tiered setup, as name=value pairs
+# separated by colons (heat.knobs=mover_promote_temp=72:mover_budget=64M),
+# for a policy run that compares settings; recorded with the setup.
+MOVER_KNOBS=$(echo "${HEAT_knobs:-}" | tr : ' ')
 FAST=${FAST_DEV##*/}
 failed=0
 
@@ -110,8 +114,11 @@ up() {
 		# No pass while the data is written; one on the empty
 		# filesystem reports the fast data space.
 		echo 86400 >"$H/mover_interval"
+		for kv in $MOVER_KNOBS; do
+			echo "${kv#*=}" >"$H/${kv%%=*}" || return 1
+		done
 		echo 1 >"$H/mover_run"
-		EXTRA="\"fast_capacity_bytes\":$(mover_stat fast_capacity_bytes "$H"),\"range_size\":$(cat "$H/range_size"),\"mover_interval_s\":$MOVER_S,\"mover_high_watermark\":$(cat "$H/mover_high_watermark"),\"mover_low_watermark\":$(cat "$H/mover_low_watermark")"
+		EXTRA="\"fast_capacity_bytes\":$(mover_stat fast_capacity_bytes "$H"),\"range_size\":$(cat "$H/range_size"),\"mover_interval_s\":$MOVER_S,\"mover_high_watermark\":$(cat "$H/mover_high_watermark"),\"mover_low_watermark\":$(cat "$H/mover_low_watermark"),\"mover_promote_temp\":$(cat "$H/mover_promote_temp"),\"mover_budget\":$(cat "$H/mover_budget"),\"mover_knobs\":\"$MOVER_KNOBS\""
 		;;
 	dm-cache-*)
 		# The data is written to the bare disk; attach stacks the cache

@@ -69,6 +69,10 @@ is "mover_high_watermark rejects junk, 101 and values not above the low one" \
 	"$(reject $S/mover_high_watermark $junk "" 101 "$(cat $S/mover_low_watermark)" 0)" ""
 is "mover_low_watermark rejects junk and values not below the high one" \
 	"$(reject $S/mover_low_watermark $junk "" "$(cat $S/mover_high_watermark)" 100)" ""
+is "mover_displace_margin rejects junk and 256" \
+	"$(reject $S/mover_displace_margin $junk "" 256 4294967296)" ""
+is "mover_grace rejects junk and more than a day" \
+	"$(reject $S/mover_grace $junk "" 86401 4294967296)" ""
 for dev in 1 2; do
 	is "devinfo/$dev/tier rejects junk and unknown tier names" \
 		"$(reject "/sys/fs/btrfs/$(fs_uuid)/devinfo/$dev/tier" $junk "" fastest "slow fast")" ""

@@ -247,6 +247,20 @@ heat_up $MNT/c/f0
 heat_up $MNT/c/f1
 echo 1 >$S/mover_low_watermark
 echo 3 >$S/mover_high_watermark
+# Heat is not kept across unmount: in the grace after mount, data nobody
+# read since is of unknown heat, not cold, and stays.
+is "the grace after mount is on by default" "$(cat $S/mover_grace)" 600
+d0=$(stat_of demoted_bytes)
+run_pass
+seen_fast=0
+for i in 0 1 2 3 4 5 6 7 8 9; do
+	seen_fast=$((seen_fast + $(fast_bytes $MNT/c/f$i)))
+done
+is "in the grace, a pass over the watermark demotes none of the ten files (filefrag)" \
+	$seen_fast $((10 * M))
+is "...and the pass ran, demoting nothing" \
+	"$(stat_of last_pass_result) $(stat_of demoted_bytes)" "done $d0"
+echo 0 >$S/mover_grace
 run_pass
 cap=$(stat_of fast_capacity_bytes)
 diag "fast data space $cap bytes; high 3%, low 1%"
@@ -280,6 +294,98 @@ rc=$?
 sync
 is "a 1200 MiB write to a 1 GiB SATA tier succeeds (no ENOSPC)" "$rc" 0
 check "...and part of it went to NVMe" test "$(fast_bytes $MNT/big)" -gt 0
+check "scrub is clean" scrub_clean $MNT
+umount $MNT
+check "btrfs check is clean" btrfs check "$SLOW_DEV"
+
+# ---- displacement: a hotter file takes the place of warm ones ----
+# A fast tier full to its watermark with warm files (4 accesses per
+# range, temperature 80), then a much hotter file (64 accesses, 112) on
+# SATA: hotter by more than the margin (16), it makes the warm files
+# leave, coldest first, and moves in; data of equal heat stays put.
+MB=1048576
+small_fs
+S=$(hot_sysfs)
+mkdir -p $MNT/x
+run_pass
+cap=$(stat_of fast_capacity_bytes)
+echo 0 >$S/mover_low_watermark
+echo 1 >$S/mover_high_watermark
+echo 72 >$S/mover_promote_temp
+room=$((cap / 100 - $(stat_of fast_used_bytes)))
+n=$((room / MB))
+diag "fast data space $cap bytes, room under the 1 % watermark $room: $n warm files"
+i=0
+while [ $i -lt $n ]; do
+	dd if=/dev/urandom of=$MNT/x/w$i bs=1M count=1 2>/dev/null
+	i=$((i + 1))
+done
+dd if=/dev/urandom of=$MNT/x/h bs=1M count=2 2>/dev/null
+sync
+before=$(sums $MNT/x/*)
+warm_fast() {
+	wi=0 wt=0
+	while [ $wi -lt $n ]; do
+		wt=$((wt + $(fast_bytes $MNT/x/w$wi)))
+		wi=$((wi + 1))
+	done
+	echo $wt
+}
+i=0
+while [ $i -lt $n ]; do heat_up $MNT/x/w$i 4 1M; i=$((i + 1)); done
+run_pass
+check "there is room for at least three warm files" test $n -ge 3
+is "the warm files fill the room (filefrag)" "$(warm_fast)" $((n * MB))
+is "...and the hot file is still on SATA" "$(fast_bytes $MNT/x/h)" 0
+heat_up $MNT/x/h 4 64k
+dis0=$(stat_of displaced_bytes)
+run_pass
+is "a much hotter file displaces warm ones and moves in (filefrag)" \
+	"$(fast_bytes $MNT/x/h)" $((2 * MB))
+check "...the warm files that made room are on SATA (filefrag)" \
+	test "$(warm_fast)" -le $(((n - 2) * MB))
+check "...and the pass counts them as displaced" \
+	test "$(stat_of displaced_bytes)" -ge $((dis0 + 2 * MB))
+dis1=$(stat_of displaced_bytes)
+run_pass
+run_pass
+is "the room left is filled again by warm files, by rank (filefrag)" \
+	"$(warm_fast)" $(((n - 2) * MB))
+is "...the last one waits: the fast tier is full" "$(stat_of last_pass_result)" fast-full
+is "...but equal heat does not trade places: nothing more displaced" \
+	"$(stat_of displaced_bytes)" "$dis1"
+is "...and the hot file keeps its place" "$(fast_bytes $MNT/x/h)" $((2 * MB))
+is "checksums unchanged" "$(sums $MNT/x/*)" "$before"
+
+# ---- a sequential read is one access per range, whatever the window ----
+# A backup or a checksum run reads everything once. Through readahead that
+# is one window after another, and with 128 KiB windows eight of them
+# cover each 1 MiB range: counted as eight accesses, one scan would make
+# everything look as hot as data read eight times.
+rm -rf $MNT/x
+echo 90 >$S/mover_high_watermark
+echo 80 >$S/mover_low_watermark
+echo 80 >$S/mover_promote_temp
+for f in /sys/class/bdi/btrfs-*/read_ahead_kb; do echo 128 >"$f"; done
+make_files $MNT/s 2 16M
+sync
+drop_caches
+cat $MNT/s/f0 >/dev/null
+i=0
+while [ $i -lt 4 ]; do
+	drop_caches
+	cat $MNT/s/f1 >/dev/null
+	i=$((i + 1))
+done
+r=$(info $MNT/s/f0 reads)
+check "one buffered read of a 16 MiB file came in many readahead windows ($r)" \
+	test "$r" -ge 32
+run_pass
+is "one read of a file (plus its write) does not reach 4 accesses: it stays on SATA (filefrag)" \
+	"$(fast_bytes $MNT/s/f0)" 0
+is "...while four reads of another do, and it moves (filefrag)" \
+	"$(fast_bytes $MNT/s/f1)" $((16 * MB))
+echo 96 >$S/mover_promote_temp
 check "scrub is clean" scrub_clean $MNT
 umount $MNT
 check "btrfs check is clean" btrfs check "$SLOW_DEV"

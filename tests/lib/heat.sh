@@ -160,8 +160,10 @@ small_fs() {
 }
 
 # demote_all / defaults: mover knobs (in $S, the hot/ sysfs directory)
-# that demote everything on the fast tier and promote nothing, and back.
+# that demote everything on the fast tier and promote nothing, and back;
+# demote_all also ends the grace after mount, for good.
 demote_all() {
+	echo 0 >$S/mover_grace
 	echo 0 >$S/mover_low_watermark
 	echo 1 >$S/mover_high_watermark
 	echo 250 >$S/mover_promote_temp

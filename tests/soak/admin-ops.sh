@@ -45,6 +45,8 @@ U=$(fs_uuid)
 echo 3 >$S/halflife
 echo 1 >$S/age_interval
 echo 40 >$S/mover_demote_temp
+# Data cold after a few half-lives must leave, mount or not.
+echo 0 >$S/mover_grace
 echo 64 >$S/mover_promote_temp
 echo 3 >$S/mover_low_watermark
 echo 6 >$S/mover_high_watermark

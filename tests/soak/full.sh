@@ -26,6 +26,7 @@ S=$(hot_sysfs)
 echo 98 >$S/mover_high_watermark || bail "high watermark"
 echo 97 >$S/mover_low_watermark || bail "low watermark"
 echo 4 >$S/mover_demote_temp || bail "demote temperature"
+echo 0 >$S/mover_grace || bail "grace"
 echo 8 >$S/mover_promote_temp || bail "promote temperature"
 a0=$(dmesg | grep -c -E "Transaction aborted|forced readonly")
 

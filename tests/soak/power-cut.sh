@@ -92,6 +92,8 @@ is "the device over the SATA disk is the slow tier" \
 echo 3 >$H/halflife
 echo 1 >$H/age_interval
 echo 40 >$H/mover_demote_temp
+# Data cold after a few half-lives must leave, mount or not.
+echo 0 >$H/mover_grace
 echo 64 >$H/mover_promote_temp
 echo 2 >$H/mover_low_watermark
 echo 4 >$H/mover_high_watermark

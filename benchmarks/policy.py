@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Compare mover policies: the tiered timelines of several runs side by side.
+
+    benchmarks/policy.py NAME=TIMELINE_JSON ...
+
+Each TIMELINE_JSON is a benchmarks/run result (timeline.json) or the
+"@@JSON timeline" lines of a timeline guest's output (build/logs/*.out),
+as left by `benchmarks/run-policy`. Prints a Markdown table per workload
+segment of the tiered setup: the share of reads served faster than a
+disk read and the median p50, settled (the last third of the segment, as
+RESULTS.md counts) and in the interval after the segment's second pass,
+and what the mover wrote to the NVMe over the timeline (W5).
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from render import seg_summary, pct  # noqa: E402
+
+
+def timelines(path):
+    """The timeline records of a result file or of a guest's output."""
+    with open(path) as f:
+        text = f.read()
+    if text.lstrip().startswith("{"):
+        return json.loads(text)["result"]["timelines"]
+    return [json.loads(line.split(" ", 2)[2]) for line in text.splitlines()
+            if line.startswith("@@JSON timeline ")]
+
+
+def after_passes(tl, seg, n):
+    """Served fast and p50 in the first interval that starts after the
+    segment's n-th mover pass, or None."""
+    start = next(s["start_s"] for s in tl["segments"] if s["name"] == seg)
+    passes = [p["t"] for p in tl["passes"] if p["t"] >= start]
+    if len(passes) < n:
+        return None
+    pts = [p for p in tl["points"] if p["seg"] == seg and p["dir"] == "read"
+           and p["t"] >= passes[n - 1] and "under_disk" in p]
+    return pts[0] if pts else None
+
+
+def main():
+    runs = []
+    for arg in sys.argv[1:]:
+        name, _, path = arg.partition("=")
+        runs.append((name, [t for t in timelines(path)
+                            if t["setup"] == "tiered"]))
+    segs = []
+    for _, tls in runs:
+        for tl in tls:
+            for s in tl["segments"]:
+                if s["name"] == "scan":
+                    continue
+                key = (tl["workload"], s["name"])
+                if key not in segs:
+                    segs.append(key)
+    print("| workload | segment | run | served fast, settled | p50 settled"
+          " | served fast after 2 passes | moved to NVMe |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for work, seg in segs:
+        for name, tls in runs:
+            tl = next((t for t in tls if t["workload"] == work), None)
+            s = tl and seg_summary(tl, seg)
+            if not s:
+                continue
+            a2 = after_passes(tl, seg, 2)
+            print("| %s | %s | %s | %s | %.0f us | %s | %d MiB |" % (
+                work, seg, name, pct(s["under"]), s["p50_us"],
+                pct(a2["under_disk"]) if a2 else "-",
+                tl.get("mover_moved_bytes", 0) >> 20))
+
+
+if __name__ == "__main__":
+    main()
