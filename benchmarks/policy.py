@@ -41,35 +41,37 @@ def after_passes(tl, seg, n):
     return pts[0] if pts else None
 
 
-def main():
-    runs = []
-    for arg in sys.argv[1:]:
-        name, _, path = arg.partition("=")
-        runs.append((name, [t for t in timelines(path)
-                            if t["setup"] == "tiered"]))
+def table(runs):
+    """Markdown lines comparing the tiered timelines of [(name, path)]."""
+    loaded = [(name, [t for t in timelines(path) if t["setup"] == "tiered"])
+              for name, path in runs]
     segs = []
-    for _, tls in runs:
+    for _, tls in loaded:
         for tl in tls:
             for s in tl["segments"]:
-                if s["name"] == "scan":
-                    continue
                 key = (tl["workload"], s["name"])
-                if key not in segs:
+                if s["name"] != "scan" and key not in segs:
                     segs.append(key)
-    print("| workload | segment | run | served fast, settled | p50 settled"
-          " | served fast after 2 passes | moved to NVMe |")
-    print("|---|---|---|---:|---:|---:|---:|")
+    out = ["| workload | segment | run | served fast, settled | p50 settled"
+           " | served fast after 2 passes | moved to NVMe |",
+           "|---|---|---|---:|---:|---:|---:|"]
     for work, seg in segs:
-        for name, tls in runs:
+        for name, tls in loaded:
             tl = next((t for t in tls if t["workload"] == work), None)
             s = tl and seg_summary(tl, seg)
             if not s:
                 continue
             a2 = after_passes(tl, seg, 2)
-            print("| %s | %s | %s | %s | %.0f us | %s | %d MiB |" % (
+            out.append("| %s | %s | %s | %s | %.0f us | %s | %d MiB |" % (
                 work, seg, name, pct(s["under"]), s["p50_us"],
                 pct(a2["under_disk"]) if a2 else "-",
                 tl.get("mover_moved_bytes", 0) >> 20))
+    return out
+
+
+def main():
+    runs = [arg.partition("=")[::2] for arg in sys.argv[1:]]
+    print("\n".join(table(runs)))
 
 
 if __name__ == "__main__":

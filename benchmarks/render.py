@@ -441,6 +441,43 @@ def overhead(base, other, higher_better):
     return cost, noise, apart
 
 
+def render_policy(d, w):
+    """Section 4: the policy runs of benchmarks/run-policy, if any."""
+    pdir = os.path.join(d, "policy")
+    if not os.path.isdir(pdir):
+        return
+    runs = []
+    for name in os.listdir(pdir):
+        if name.endswith(".json"):
+            with open(os.path.join(pdir, name)) as f:
+                runs.append(json.load(f))
+    if not runs:
+        return
+    runs.sort(key=lambda r: r["date"])
+    import policy
+    w("## 4. Policy runs")
+    w("")
+    w("The tiered setup alone, full size, with the mover's knobs changed"
+      " (`benchmarks/run-policy NAME KNOBS`), to decide a policy setting;"
+      " the same timelines, disk and measures as section 1, and the full"
+      " run of section 1 (`full`) for comparison. One run each, no"
+      " repetitions.")
+    w("")
+    w("| run | date | kernel series | knobs |")
+    w("|---|---|---|---|")
+    for r in runs:
+        w("| %s | %s | %s | %s |" % (r["name"], r["date"], r["commit"],
+                                     r["knobs"] or "defaults"))
+    w("")
+    lines = policy.table(
+        [("full", os.path.join(d, "timeline.json"))] +
+        [(r["name"], os.path.join(pdir, r["name"] + ".json"))
+         for r in runs])
+    for line in lines:
+        w(line)
+    w("")
+
+
 def main():
     d = sys.argv[1]
     tl, ov, sc = load(d, "timeline"), load(d, "overhead"), load(d, "scale")
@@ -526,6 +563,7 @@ def main():
             p["nr_ranges"], p["nr_inodes"], p["mem_used"],
             p["mem_used"] / max(p["nr_ranges"], 1), p["pass_ms"]))
     w("")
+    render_policy(d, w)
     with open(md_path, "w") as f:
         f.write("\n".join(out))
     print("rendered %s" % md_path)
