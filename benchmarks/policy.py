@@ -9,7 +9,8 @@ as left by `benchmarks/run-policy`. Prints a Markdown table per workload
 segment of the tiered setup: the share of reads served faster than a
 disk read and the median p50, settled (the last third of the segment, as
 RESULTS.md counts) and in the interval after the segment's second pass,
-and what the mover wrote to the NVMe over the timeline (W5).
+and over the whole timeline what the mover moved to the NVMe and what was
+written to it in all, hot writes included (W5).
 """
 import json
 import os
@@ -53,8 +54,8 @@ def table(runs):
                 if s["name"] != "scan" and key not in segs:
                     segs.append(key)
     out = ["| workload | segment | run | served fast, settled | p50 settled"
-           " | served fast after 2 passes | moved to NVMe |",
-           "|---|---|---|---:|---:|---:|---:|"]
+           " | served fast after 2 passes | moved to NVMe | written to NVMe |",
+           "|---|---|---|---:|---:|---:|---:|---:|"]
     for work, seg in segs:
         for name, tls in loaded:
             tl = next((t for t in tls if t["workload"] == work), None)
@@ -62,10 +63,12 @@ def table(runs):
             if not s:
                 continue
             a2 = after_passes(tl, seg, 2)
-            out.append("| %s | %s | %s | %s | %.0f us | %s | %d MiB |" % (
-                work, seg, name, pct(s["under"]), s["p50_us"],
-                pct(a2["under_disk"]) if a2 else "-",
-                tl.get("mover_moved_bytes", 0) >> 20))
+            out.append("| %s | %s | %s | %s | %.0f us | %s | %d MiB"
+                       " | %d MiB |" % (
+                           work, seg, name, pct(s["under"]), s["p50_us"],
+                           pct(a2["under_disk"]) if a2 else "-",
+                           tl.get("mover_moved_bytes", 0) >> 20,
+                           tl.get("fast_written_bytes", 0) >> 20))
     return out
 
 
