@@ -114,9 +114,7 @@ up() {
 		# No pass while the data is written; one on the empty
 		# filesystem reports the fast data space.
 		echo 86400 >"$H/mover_interval"
-		for kv in $MOVER_KNOBS; do
-			echo "${kv#*=}" >"$H/${kv%%=*}" || return 1
-		done
+		knobs || return 1
 		echo 1 >"$H/mover_run"
 		EXTRA="\"fast_capacity_bytes\":$(mover_stat fast_capacity_bytes "$H"),\"range_size\":$(cat "$H/range_size"),\"mover_interval_s\":$MOVER_S,\"mover_high_watermark\":$(cat "$H/mover_high_watermark"),\"mover_low_watermark\":$(cat "$H/mover_low_watermark"),\"mover_promote_temp\":$(cat "$H/mover_promote_temp"),\"mover_budget\":$(cat "$H/mover_budget"),\"mover_knobs\":\"$MOVER_KNOBS\""
 		;;
@@ -161,6 +159,40 @@ up() {
 		;;
 	esac
 	btrfs subvolume create $MNT/sv >/dev/null
+}
+
+# knobs: MOVER_KNOBS on the tiered filesystem (a mount resets them).
+knobs() {
+	local kv
+	for kv in $MOVER_KNOBS; do
+		echo "${kv#*=}" >"$H/${kv%%=*}" || return 1
+	done
+}
+
+# readahead: the same readahead window for every setup's filesystem
+# (RA_KB); a mount makes a new bdi.
+readahead() {
+	local f
+	for f in /sys/class/bdi/btrfs-*/read_ahead_kb; do
+		echo $RA_KB >"$f"
+	done
+}
+
+# remount SETUP: unmount and mount the filesystem again, mid-timeline.
+# The caches keep what they hold; tiered keeps its data where it is and
+# loses its heat (not persisted), which the mover must not take for cold.
+remount() {
+	local dev
+	dev=$(awk -v m=$MNT '$2 == m { print $1 }' /proc/mounts)
+	umount $MNT || return 1
+	if [ "$1" = tiered ]; then
+		mount -o hotdatamove "$dev" $MNT && knobs &&
+			echo "$MOVER_S" >"$H/mover_interval" || return 1
+	else
+		mount "$dev" $MNT || return 1
+	fi
+	readahead
+	settle
 }
 
 # attach SETUP: after the data is written, make the fast device a cache
@@ -254,17 +286,19 @@ settle() {
 
 # ---- one timeline ----
 # sampler: once a second, "uptime dev reads written_sectors" for every
-# block device, and "uptime mover passes moved_bytes" for tiered.
+# block device, and "uptime mover passes moved_bytes last_pass_ms" for
+# tiered.
 sample() {
 	awk -v t="$(uptime_s)" '
 		FILENAME ~ /mover_stats$/ {
 			if ($1 == "passes") p = $2
 			if ($1 == "promoted_bytes" || $1 == "demoted_bytes") m += $2
+			if ($1 == "last_pass_ms") d = $2
 			mv = 1
 			next
 		}
 		{ split(FILENAME, f, "/"); print t, f[4], $1, $7 }
-		END { if (mv) print t, "mover", p, m }' \
+		END { if (mv) print t, "mover", p, m, d }' \
 		/sys/block/*/stat ${H:+"$H/mover_stats"} >>/tmp/samples
 }
 sampler_start() {
@@ -298,6 +332,7 @@ tl_begin() {
 	C0=$(cache_counters "$1")
 	T0=$(uptime_s)
 	: >/tmp/points
+	: >/tmp/lat_all
 	sampler_start
 	[ -n "$H" ] && echo "$MOVER_S" >"$H/mover_interval"
 	sleep 1
@@ -361,6 +396,10 @@ segment() {
 				}
 			}
 		}' /tmp/seg_lat.1.log >>/tmp/points 2>/dev/null
+	# Every read, "t lat_us", for the latency during and between passes.
+	awk -F', *' -v off="$(echo "$t0 $T0" | awk '{ print $1 - $2 }')" \
+		'$3 == 0 { printf "%.3f %d\n", off + $1 / 1000, $2 / 1000 }' \
+		/tmp/seg_lat.1.log >>/tmp/lat_all 2>/dev/null
 	rm -f /tmp/seg_*.log
 	SEGS="$SEGS${SEGS:+,}{\"name\":\"$name\",\"start_s\":$(echo "$t0 $T0" | awk '{ printf "%.1f", $1 - $2 }'),\"seconds\":$secs,\"seed\":$SEED}"
 }
@@ -376,7 +415,7 @@ scan() {
 
 # tl_end: stop the timeline and emit its record.
 tl_end() {
-	local extra points passes totals
+	local extra points passes totals inpass
 	[ -n "$H" ] && echo 86400 >"$H/mover_interval"
 	sampler_stop
 	extra=$(cache_json "$C0" "$(cache_counters "$TL_SETUP")")
@@ -408,15 +447,22 @@ tl_end() {
 				$5 / $3, $6, $7, (top > 0 ? sprintf("%.3f", hit / top) : "null"), $8
 		}' /tmp/samples /tmp/points)
 	# The mover's passes: when the pass counter went up, and what moved.
+	# A remount starts the counters again.
 	passes=$(awk -v t0="$T0" '$2 == "mover" {
 			if (seen && $3 > p) {
-				printf "%s{\"t\":%.0f,\"moved_bytes\":%.0f}", (n++ ? "," : ""), $1 - t0, $4 - m
+				printf "%s{\"t\":%.0f,\"moved_bytes\":%.0f,\"ms\":%d}", (n++ ? "," : ""), $1 - t0, $4 - m, $5
 			}
 			p = $3; m = $4; seen = 1
 		}' /tmp/samples)
+	inpass=$(in_pass_json)
 	# Totals over the timeline: reads and written sectors per device.
 	totals=$(awk -v tops="$TOPS" -v hits="$HITS" -v slow="$SLOW" -v fast="$FAST" '
-		$2 == "mover" { if (!mf) { m0 = $4; mf = 1 } m1 = $4; next }
+		$2 == "mover" {
+			if (!mf) { m0 = $4; mf = 1 }
+			if ($4 < m1) m0 -= m1	# a remount: the counters start again
+			m1 = $4
+			next
+		}
 		{ if (!(($2) in r0)) { r0[$2] = $3; w0[$2] = $4 } r1[$2] = $3; w1[$2] = $4 }
 		$2 == slow { if (lt != "" && $1 - lt > gap) gap = $1 - lt; lt = $1 }
 		END {
@@ -428,7 +474,41 @@ tl_end() {
 			printf "\"reads\":%.0f,\"fast_reads\":%.0f,\"slow_written_bytes\":%.0f,\"fast_written_bytes\":%.0f,\"mover_moved_bytes\":%.0f",
 				top, hit, (w1[slow] - w0[slow]) * 512, (w1[fast] - w0[fast]) * 512, m1 - m0
 		}' /tmp/samples)
-	emit timeline "{\"setup\":\"$TL_SETUP\",\"workload\":\"$TL_WORK\",\"metadata_profile\":\"$(btrfs filesystem df $MNT | sed -n 's/^Metadata, \([^:]*\):.*/\1/p')\",\"interval_s\":$INT,\"segments\":[$SEGS],\"points\":[$points],\"passes\":[$passes],$totals${EXTRA:+,$EXTRA}${extra:+,$extra}}"
+	emit timeline "{\"setup\":\"$TL_SETUP\",\"workload\":\"$TL_WORK\",\"metadata_profile\":\"$(btrfs filesystem df $MNT | sed -n 's/^Metadata, \([^:]*\):.*/\1/p')\",\"interval_s\":$INT,\"segments\":[$SEGS],\"points\":[$points],\"passes\":[$passes],$totals${inpass:+,$inpass}${EXTRA:+,$EXTRA}${extra:+,$extra}}"
+}
+
+# in_pass_json: the p99 of the reads that completed while a pass ran,
+# against those that did not (issue #12's target: at most 2x). A pass
+# ended between the two samples around its counter's step and lasted
+# last_pass_ms: its window starts that long before the earlier sample and
+# ends at the later one, so it holds the pass and up to a second more.
+# Nothing for the setups without a mover.
+in_pass_json() {
+	grep -q ' mover ' /tmp/samples || return 0
+	awk -v t0="$T0" '
+		FILENAME == "/tmp/samples" {
+			if ($2 != "mover") next
+			if (seen && $3 > p) { w++; ws[w] = pt - t0 - $5 / 1000; we[w] = $1 - t0 }
+			p = $3; pt = $1; seen = 1
+			next
+		}
+		{
+			c = "between_passes"
+			for (i = 1; i <= w; i++)
+				if ($1 >= ws[i] && $1 <= we[i]) { c = "during_pass"; break }
+			print c, $2
+		}' /tmp/samples /tmp/lat_all >/tmp/lat_class
+	local c n p99 out=""
+	for c in during_pass between_passes; do
+		n=$(grep -c "^$c " /tmp/lat_class)
+		p99=0
+		if [ "$n" -gt 0 ]; then
+			p99=$(awk -v c="$c" '$1 == c { print $2 }' /tmp/lat_class | sort -n |
+				sed -n "$(((n * 99 + 99) / 100))p")
+		fi
+		out="$out${out:+,}\"reads_${c}\":$n,\"p99_${c}_us\":$p99"
+	done
+	echo "$out"
 }
 
 # The cache's own counters, before and after, as a cross-check.
@@ -471,10 +551,7 @@ prepare() {
 		failed=1
 		return 1
 	fi
-	# The same readahead window for every setup's filesystem (RA_KB).
-	for f in /sys/class/bdi/btrfs-*/read_ahead_kb; do
-		echo $RA_KB >"$f"
-	done
+	readahead
 	settle
 }
 
@@ -496,6 +573,14 @@ run_setup() {
 		scan $MNT/sv/data
 		# shellcheck disable=SC2086
 		segment w1-after-scan $T2 $W1 --offset=0% --size=50%
+		if remount "$s"; then
+			SEGS="$SEGS${SEGS:+,}{\"name\":\"remount\",\"start_s\":$(awk -v t0="$T0" '{ printf "%.1f", $1 - t0 }' /proc/uptime),\"seconds\":0}"
+			# shellcheck disable=SC2086
+			segment w1-after-remount $T2 $W1 --offset=0% --size=50%
+		else
+			say "$s: remount failed"
+			failed=1
+		fi
 		# shellcheck disable=SC2086
 		segment w3-shifted $T3 $W1 --offset=50% --size=50%
 	fi

@@ -69,6 +69,10 @@ t "no read of the disk counts as served fast (all-SATA), and nearly all reads of
 		([.result.timelines[] | select(.setup == "all-NVMe") | .points[] | select(.dir == "read") | .under_disk] | length > 0 and max >= 0.9)' $out/timeline.json
 t "the mover ran on its own timer during the tiered W1 timeline and moved data" \
 	jq -e '[.result.timelines[] | select(.setup == "tiered" and .workload == "w1")][0] | (.passes | length) > 0 and .mover_moved_bytes > 0' $out/timeline.json
+t "W1 goes on after a remount of each converging setup, and tiered measures its p99 during and between passes" \
+	jq -e '[.result.timelines[] | select(.workload == "w1" and (.setup | startswith("all-") | not))] as $c |
+		($c | length) > 0 and all($c[]; [.points[] | select(.seg == "w1-after-remount" and .dir == "read")] | length > 0) and
+		all($c[] | select(.setup == "tiered"); .reads_between_passes > 0 and .p99_between_passes_us > 0 and has("p99_during_pass_us"))' $out/timeline.json
 t "the caches get the tiered setup's fast data space, and their own hit counters are recorded" \
 	jq -e '([.result.timelines[] | select(.setup == "tiered") | .fast_capacity_bytes] | length > 0 and all(. > 0)) as $ok |
 		([.result.timelines[] | select(.setup == "tiered") | .fast_capacity_bytes][0] / 1048576 | floor) as $mb |
