@@ -47,7 +47,10 @@ def table(runs):
     loaded = [(name, [t for t in timelines(path) if t["setup"] == "tiered"])
               for name, path in runs]
     segs = []
-    for _, tls in loaded:
+    # The timeline order of the run with the most segments first, so that
+    # a segment that older runs lack sits where it ran.
+    for _, tls in sorted(loaded, key=lambda r: -sum(len(t["segments"])
+                                                     for t in r[1])):
         for tl in tls:
             for s in tl["segments"]:
                 key = (tl["workload"], s["name"])
@@ -72,9 +75,33 @@ def table(runs):
     return out
 
 
+def pass_p99(runs):
+    """Markdown lines: the foreground read p99 during mover passes against
+    between them, per tiered timeline of [(name, path)] that measured it
+    (issue #12's target: at most 2x)."""
+    out = ["| run | workload | reads during passes | p99 during | p99 between"
+           " | during / between |",
+           "|---|---|---:|---:|---:|---:|"]
+    for name, path in runs:
+        for tl in timelines(path):
+            if tl["setup"] != "tiered" or "p99_between_passes_us" not in tl:
+                continue
+            during, between = (tl["p99_during_pass_us"],
+                               tl["p99_between_passes_us"])
+            out.append("| %s | %s | %d | %d us | %d us | %s |" % (
+                name, tl["workload"], tl["reads_during_pass"], during,
+                between, "%.2fx" % (during / between)
+                if tl["reads_during_pass"] and between else "-"))
+    return out if len(out) > 2 else []
+
+
 def main():
     runs = [arg.partition("=")[::2] for arg in sys.argv[1:]]
     print("\n".join(table(runs)))
+    lines = pass_p99(runs)
+    if lines:
+        print("")
+        print("\n".join(lines))
 
 
 if __name__ == "__main__":
