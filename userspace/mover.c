@@ -252,8 +252,9 @@ int cmd_status(int argc, char **argv)
 		"mover_interval", "mover_promote_temp", "mover_demote_temp",
 		"mover_low_watermark", "mover_high_watermark", "mover_budget",
 		"mem_used", "nr_ranges", "mover_displace_margin", "mover_grace",
+		"mover_unshare",
 	};
-	char dir[128], state[32], val[10][32], when[64];
+	char dir[128], state[32], val[11][32], when[64];
 	const char *path;
 	struct stats st;
 	unsigned long long used, cap;
@@ -308,6 +309,9 @@ int cmd_status(int argc, char **argv)
 	       val[8], stat_get(&st, "displaced_bytes"), val[9]);
 	printf("hot writes:   %llu bytes written to the fast tier\n",
 	       stat_get(&st, "hot_written_bytes"));
+	printf("snapshots:    unshare from read-only snapshots %s, %llu bytes unshared\n",
+	       strcmp(val[10], "1") ? "off" : "on",
+	       stat_get(&st, "unshared_bytes"));
 	printf("fast full:    %llu passes, errors: %llu\n",
 	       stat_get(&st, "fast_full"), stat_get(&st, "errors"));
 	return 0;

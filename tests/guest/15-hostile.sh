@@ -73,6 +73,8 @@ is "mover_displace_margin rejects junk and 256" \
 	"$(reject $S/mover_displace_margin $junk "" 256 4294967296)" ""
 is "mover_grace rejects junk and more than a day" \
 	"$(reject $S/mover_grace $junk "" 86401 4294967296)" ""
+is "mover_unshare rejects junk and anything but 0 and 1" \
+	"$(reject $S/mover_unshare $junk "" 2 4294967296)" ""
 for dev in 1 2; do
 	is "devinfo/$dev/tier rejects junk and unknown tier names" \
 		"$(reject "/sys/fs/btrfs/$(fs_uuid)/devinfo/$dev/tier" $junk "" fastest "slow fast")" ""

@@ -6,7 +6,9 @@
 # move with their block group and stay shared, an unmount during such a
 # relocation loses nothing, a balance or swapon started during one takes it over
 # instead of failing, and a fast tier whose free space is all in
-# small holes still takes promotions. A snapshot's extents that no file
+# small holes still takes promotions. With mover_unshare, a hot file that
+# only read-only snapshots share moves alone, and the snapshot keeps its
+# copy. A snapshot's extents that no file
 # refers to any more leave the fast tier with their group; a pass on a
 # frozen filesystem, or whose relocation cannot land on the fast tier,
 # puts the relocation off instead of failing or repeating it.
@@ -81,6 +83,61 @@ defaults
 check "scrub is clean after the relocations" scrub_clean $MNT
 umount $MNT
 check "btrfs check is clean after the relocations" btrfs check "$SLOW_DEV"
+
+# ---- mover_unshare: hot files that only read-only snapshots share ----
+# With the knob, promotion copies them as a write would: the file goes to
+# NVMe and the snapshot keeps its copy on SATA. A reflink in the same
+# subvolume, and a writable snapshot, keep their extents shared. Each
+# hot file is written between 12 MiB of cold ones, all in direct writes of
+# 1 MiB that take the free space in order, so that in no block group do
+# the hot shared files make half of what it holds, and no group
+# relocation moves them instead.
+small_fs
+S=$(hot_sysfs)
+btrfs subvolume create $MNT/sv >/dev/null
+btrfs subvolume create $MNT/sw >/dev/null
+dd if=/dev/zero of=$MNT/sv/pad bs=1M count=12 oflag=direct 2>/dev/null
+for f in sv/f0 sv/f1 sv/f2 sw/f0; do
+	dd if=/dev/urandom of=$MNT/$f bs=1M count=4 oflag=direct 2>/dev/null
+	dd if=/dev/zero of=$MNT/$f.pad bs=1M count=12 oflag=direct 2>/dev/null
+done
+xfs_io -f -c "reflink $MNT/sv/f2 0 0 $M" $MNT/sv/f2r >/dev/null
+sync
+btrfs subvolume snapshot -r $MNT/sv $MNT/ro >/dev/null
+btrfs subvolume snapshot $MNT/sw $MNT/rw >/dev/null
+sync
+usum=$(sums $MNT/sv/* $MNT/ro/* $MNT/sw/* $MNT/rw/*)
+du0=$(shared_du $MNT/sv)
+for f in sv/f0 sv/f1 sv/f2 sw/f0; do heat_up $MNT/$f 5; done
+sk=$(stat_of skipped_shared)
+rg=$(stat_of relocated_groups)
+run_pass
+diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
+check "without mover_unshare, a pass finds the hot files shared" \
+	test "$(stat_of skipped_shared)" -gt "$sk"
+is "...and leaves them on SATA, no group relocated" \
+	"$(fast_bytes $MNT/sv/f0) $(fast_bytes $MNT/sv/f1) $(stat_of relocated_groups)" "0 0 $rg"
+echo 1 >$S/mover_unshare
+for f in sv/f0 sv/f1 sv/f2 sw/f0; do heat_up $MNT/$f 5; done
+run_pass
+diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
+is "with mover_unshare, hot files shared only with a read-only snapshot move to NVMe (filefrag + btrfs-map-logical)" \
+	"$(fast_bytes $MNT/sv/f0) $(fast_bytes $MNT/sv/f1)" "$M $M"
+is "...and the snapshot's copies stay on SATA, now extents of their own" \
+	"$(fast_bytes $MNT/ro/f0) $(fast_bytes $MNT/ro/f1) $([ "$(phys $MNT/ro/f0)" != "$(phys $MNT/sv/f0)" ] && echo apart)" "0 0 apart"
+is "...counted as unshared, and no group relocated" \
+	"$(stat_of unshared_bytes) $(stat_of relocated_groups)" "$((2 * M)) $rg"
+is "btrfs filesystem du: the subvolume shares 8 MiB less" \
+	"$(shared_du $MNT/sv)" "$((du0 - 2 * M))"
+is "a hot file reflinked in its subvolume stays on SATA, shared with its clone and snapshot" \
+	"$(fast_bytes $MNT/sv/f2) $(phys $MNT/sv/f2r) $(phys $MNT/ro/f2)" "0 $(phys $MNT/sv/f2) $(phys $MNT/sv/f2)"
+is "a hot file shared with a writable snapshot stays on SATA, shared" \
+	"$(fast_bytes $MNT/sw/f0) $(phys $MNT/rw/f0)" "0 $(phys $MNT/sw/f0)"
+is "every file, and every snapshot's, reads its data" \
+	"$(sums $MNT/sv/* $MNT/ro/* $MNT/sw/* $MNT/rw/*)" "$usum"
+check "scrub is clean after unsharing" scrub_clean $MNT
+umount $MNT
+check "btrfs check is clean after unsharing" btrfs check "$SLOW_DEV"
 
 # ---- what a snapshot alone holds after its file was overwritten ----
 # Overwriting a file of a snapshotted subvolume leaves the old extents to
