@@ -7,7 +7,7 @@
 # this shared machine under TCG are noise.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-echo "1..16"
+echo "1..17"
 n=0
 t() { # t DESC CONDITION...
 	local d=$1; shift
