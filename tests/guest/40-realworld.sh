@@ -133,6 +133,8 @@ while [ $i -lt 24 ]; do
 	i=$((i + 1))
 done
 run_pass
+diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
+diag "zd: $(filefrag -v $MNT/zd | tr -s ' ' | tr '\n' ';')"
 is "a compressed hot file moves to NVMe" "$(fast_bytes $MNT/z)" $M
 check "...still compressed" sh -c "filefrag -v $MNT/z | grep -q encoded"
 is "...with its data unchanged" "$(sums $MNT/z)" "$zsum"
