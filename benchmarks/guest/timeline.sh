@@ -286,19 +286,21 @@ settle() {
 
 # ---- one timeline ----
 # sampler: once a second, "uptime dev reads written_sectors" for every
-# block device, and "uptime mover passes moved_bytes last_pass_ms" for
-# tiered.
+# block device, and "uptime mover passes moved_bytes last_pass_ms
+# promoted_bytes displaced_bytes" for tiered.
 sample() {
 	awk -v t="$(uptime_s)" '
 		FILENAME ~ /mover_stats$/ {
 			if ($1 == "passes") p = $2
 			if ($1 == "promoted_bytes" || $1 == "demoted_bytes") m += $2
 			if ($1 == "last_pass_ms") d = $2
+			if ($1 == "promoted_bytes") pr = $2
+			if ($1 == "displaced_bytes") ds = $2
 			mv = 1
 			next
 		}
 		{ split(FILENAME, f, "/"); print t, f[4], $1, $7 }
-		END { if (mv) print t, "mover", p, m, d }' \
+		END { if (mv) print t, "mover", p, m, d, pr + 0, ds + 0 }' \
 		/sys/block/*/stat ${H:+"$H/mover_stats"} >>/tmp/samples
 }
 sampler_start() {
@@ -450,9 +452,9 @@ tl_end() {
 	# A remount starts the counters again.
 	passes=$(awk -v t0="$T0" '$2 == "mover" {
 			if (seen && $3 > p) {
-				printf "%s{\"t\":%.0f,\"moved_bytes\":%.0f,\"ms\":%d}", (n++ ? "," : ""), $1 - t0, $4 - m, $5
+				printf "%s{\"t\":%.0f,\"moved_bytes\":%.0f,\"promoted_bytes\":%.0f,\"displaced_bytes\":%.0f,\"ms\":%d}", (n++ ? "," : ""), $1 - t0, $4 - m, $6 - pr, $7 - ds, $5
 			}
-			p = $3; m = $4; seen = 1
+			p = $3; m = $4; pr = $6; ds = $7; seen = 1
 		}' /tmp/samples)
 	inpass=$(in_pass_json)
 	# Totals over the timeline: reads and written sectors per device.
