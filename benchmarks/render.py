@@ -463,11 +463,15 @@ def render_policy(d, w):
       " run of section 1 (`full`) for comparison. One run each, no"
       " repetitions.")
     w("")
-    w("| run | date | kernel series | knobs |")
-    w("|---|---|---|---|")
+    w("| run | date | kernel series | knobs | promotion threshold |")
+    w("|---|---|---|---|---:|")
     for r in runs:
-        w("| %s | %s | %s | %s |" % (r["name"], r["date"], r["commit"],
-                                     r["knobs"] or "defaults"))
+        # The threshold the run had, knob or the default of its kernel.
+        temps = {t.get("mover_promote_temp")
+                 for t in r["result"]["timelines"]} - {None}
+        w("| %s | %s | %s | %s | %s |" % (
+            r["name"], r["date"], r["commit"], r["knobs"] or "defaults",
+            ", ".join(str(t) for t in sorted(temps)) or "-"))
     w("")
     named = [("full", os.path.join(d, "timeline.json"))] + \
         [(r["name"], os.path.join(pdir, r["name"] + ".json")) for r in runs]
