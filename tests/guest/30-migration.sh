@@ -79,7 +79,7 @@ is "a budget under 64 KiB is refused" "$(cat $S/mover_budget)" 268435456
 echo 50 >$S/mover_demote_temp
 echo 40 >$S/mover_promote_temp 2>/dev/null
 is "a promotion threshold under the demotion threshold is refused" \
-	"$(cat $S/mover_promote_temp)" 80
+	"$(cat $S/mover_promote_temp)" 96
 echo 64 >$S/mover_demote_temp
 
 # ---- per-inode opts ----
@@ -385,7 +385,7 @@ is "one read of a file (plus its write) does not reach 4 accesses: it stays on S
 	"$(fast_bytes $MNT/s/f0)" 0
 is "...while four reads of another do, and it moves (filefrag)" \
 	"$(fast_bytes $MNT/s/f1)" $((16 * MB))
-echo 80 >$S/mover_promote_temp
+echo 96 >$S/mover_promote_temp
 check "scrub is clean" scrub_clean $MNT
 umount $MNT
 check "btrfs check is clean" btrfs check "$SLOW_DEV"
