@@ -7,7 +7,7 @@
 # this shared machine under TCG are noise.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-echo "1..17"
+echo "1..18"
 n=0
 t() { # t DESC CONDITION...
 	local d=$1; shift
@@ -70,6 +70,8 @@ t "no read of the disk counts as served fast (all-SATA), and most reads of the N
 		([.result.timelines[] | select(.setup == "all-NVMe") | .points[] | select(.dir == "read") | .under_disk] | length > 0 and max >= 0.5)' $out/timeline.json
 t "the mover ran on its own timer during the tiered W1 timeline and moved data" \
 	jq -e '[.result.timelines[] | select(.setup == "tiered" and .workload == "w1")][0] | (.passes | length) > 0 and .mover_moved_bytes > 0' $out/timeline.json
+t "each tiered pass says what it promoted and displaced, within what it moved, and W1's passes promoted" \
+	jq -e '[.result.timelines[] | select(.setup == "tiered") | .passes[]] as $p | ($p | length) > 0 and ($p | all(.promoted_bytes >= 0 and .displaced_bytes >= 0 and .promoted_bytes + .displaced_bytes <= .moved_bytes)) and ([.result.timelines[] | select(.setup == "tiered" and .workload == "w1") | .passes[].promoted_bytes] | add > 0)' $out/timeline.json
 t "W1 goes on after a remount of each converging setup, and tiered measures its p99 during and between passes" \
 	jq -e '[.result.timelines[] | select(.workload == "w1" and (.setup | startswith("all-") | not))] as $c |
 		($c | length) > 0 and all($c[]; [.points[] | select(.seg == "w1-after-remount" and .dir == "read")] | length > 0) and
