@@ -77,6 +77,39 @@ w=$(info $B writes)
 xfs_io -c "mmap -w 0 4k" -c "mwrite 0 4k" -c "msync -s 0 4k" $B >/dev/null
 check "writes through mmap are counted at writeback" test "$(info $B writes)" -gt "$w"
 
+# A file written while writeback flushes it (a download, a log, a copy on
+# a busy machine; here an fsync after every 512 KiB) reaches the disk in
+# pieces, each a write of the ranges it touches. A piece that goes on
+# where the last one ended adds only its share of a range, so a range
+# written once is one access, however many flushes it took.
+Q=$MNT/w/seq
+i=0
+while [ $i -lt 4 ]; do
+	dd if=/dev/urandom of=$Q bs=512k count=1 seek=$i conv=notrunc,fsync \
+		2>/dev/null
+	i=$((i + 1))
+done
+is "a range written back in two halves counts two writes" \
+	"$(dbg_range $Q 1048576 6)" 2
+t=$(dbg_range $Q 1048576 11)
+check "...that heat it as one access ($t, 57 to 64), not two (72)" \
+	test "$t" -gt 56 -a "$t" -le 64
+
+# Appends of 100000 bytes flushed one by one (a log, a download in odd
+# chunks): each flush starts in the block where the last one ended.
+i=0
+while [ $i -lt 22 ]; do
+	dd if=/dev/urandom of=$MNT/w/log bs=100000 count=1 iflag=fullblock \
+		oflag=append conv=notrunc,fsync 2>/dev/null
+	i=$((i + 1))
+done
+n=$(dbg_range $MNT/w/log 1048576 6)
+check "a range written back in appends counts each flush as a write ($n)" \
+	test "$n" -ge 10
+t=$(dbg_range $MNT/w/log 1048576 11)
+check "...that heat it as one access ($t, 57 to 64), not $n (over 88)" \
+	test "$t" -gt 56 -a "$t" -le 64
+
 # ---- GET_HEAT_INFO against debugfs ----
 is "GET_HEAT_INFO and inode_data agree on reads" \
 	"$(info $B reads)" "$(dbg_inode $B 3)"

@@ -79,7 +79,7 @@ is "a budget under 64 KiB is refused" "$(cat $S/mover_budget)" 268435456
 echo 50 >$S/mover_demote_temp
 echo 40 >$S/mover_promote_temp 2>/dev/null
 is "a promotion threshold under the demotion threshold is refused" \
-	"$(cat $S/mover_promote_temp)" 96
+	"$(cat $S/mover_promote_temp)" 80
 echo 64 >$S/mover_demote_temp
 
 # ---- per-inode opts ----
@@ -299,10 +299,15 @@ umount $MNT
 check "btrfs check is clean" btrfs check "$SLOW_DEV"
 
 # ---- displacement: a hotter file takes the place of warm ones ----
-# A fast tier full to its watermark with warm files (4 accesses per
-# range, temperature 80), then a much hotter file (64 accesses, 112) on
-# SATA: hotter by more than the margin (16), it makes the warm files
-# leave, coldest first, and moves in; data of equal heat stays put.
+# A fast tier full to its watermark with warm files (6 accesses per
+# range with their write and checksum, temperature 84), then on SATA a
+# much hotter file (66 accesses, 112) and a tepid one (10 accesses, 90):
+# hotter by more than the margin (16), the hot file makes as many warm
+# files leave as it needs, coldest first, and moves in; the tepid file,
+# hotter than the warm ones by less than the margin, stays where it is,
+# and so does data of equal heat. A reflinked file on NVMe, colder than
+# the warm files (4 accesses, 80), cannot leave: the warm ones make the
+# room instead.
 MB=1048576
 small_fs
 S=$(hot_sysfs)
@@ -310,17 +315,26 @@ mkdir -p $MNT/x
 run_pass
 cap=$(stat_of fast_capacity_bytes)
 echo 0 >$S/mover_low_watermark
-echo 1 >$S/mover_high_watermark
+echo 2 >$S/mover_high_watermark
 echo 72 >$S/mover_promote_temp
-room=$((cap / 100 - $(stat_of fast_used_bytes)))
+dd if=/dev/urandom of=$MNT/x/r bs=1M count=2 2>/dev/null
+sync
+heat_up $MNT/x/r 2 1M
+run_pass
+cp --reflink=always $MNT/x/r $MNT/x/r2
+sync
+is "a file to be reflinked moved to NVMe first (filefrag)" \
+	"$(fast_bytes $MNT/x/r)" $((2 * MB))
+room=$((cap * 2 / 100 - $(stat_of fast_used_bytes)))
 n=$((room / MB))
-diag "fast data space $cap bytes, room under the 1 % watermark $room: $n warm files"
+diag "fast data space $cap bytes, room under the 2 % watermark $room: $n warm files"
 i=0
 while [ $i -lt $n ]; do
 	dd if=/dev/urandom of=$MNT/x/w$i bs=1M count=1 2>/dev/null
 	i=$((i + 1))
 done
 dd if=/dev/urandom of=$MNT/x/h bs=1M count=2 2>/dev/null
+dd if=/dev/urandom of=$MNT/x/t bs=1M count=1 2>/dev/null
 sync
 before=$(sums $MNT/x/*)
 warm_fast() {
@@ -338,20 +352,25 @@ check "there is room for at least three warm files" test $n -ge 3
 is "the warm files fill the room (filefrag)" "$(warm_fast)" $((n * MB))
 is "...and the hot file is still on SATA" "$(fast_bytes $MNT/x/h)" 0
 heat_up $MNT/x/h 4 64k
+heat_up $MNT/x/t 8 1M
 dis0=$(stat_of displaced_bytes)
 run_pass
 is "a much hotter file displaces warm ones and moves in (filefrag)" \
 	"$(fast_bytes $MNT/x/h)" $((2 * MB))
-check "...the warm files that made room are on SATA (filefrag)" \
-	test "$(warm_fast)" -le $(((n - 2) * MB))
+is "...and exactly as many warm files made room, on SATA now (filefrag)" \
+	"$(warm_fast)" $(((n - 2) * MB))
+is "...while the colder reflinked file, which cannot leave, stays on NVMe (filefrag)" \
+	"$(fast_bytes $MNT/x/r)" $((2 * MB))
 check "...and the pass counts them as displaced" \
 	test "$(stat_of displaced_bytes)" -ge $((dis0 + 2 * MB))
 dis1=$(stat_of displaced_bytes)
 run_pass
 run_pass
-is "the room left is filled again by warm files, by rank (filefrag)" \
+is "two passes later the warm files keep the rest of the room (filefrag)" \
 	"$(warm_fast)" $(((n - 2) * MB))
-is "...the last one waits: the fast tier is full" "$(stat_of last_pass_result)" fast-full
+is "...and the tepid file, within the margin of them, is still on SATA (filefrag)" \
+	"$(fast_bytes $MNT/x/t)" 0
+is "...it waits: the fast tier is full" "$(stat_of last_pass_result)" fast-full
 is "...but equal heat does not trade places: nothing more displaced" \
 	"$(stat_of displaced_bytes)" "$dis1"
 is "...and the hot file keeps its place" "$(fast_bytes $MNT/x/h)" $((2 * MB))
@@ -385,7 +404,7 @@ is "one read of a file (plus its write) does not reach 4 accesses: it stays on S
 	"$(fast_bytes $MNT/s/f0)" 0
 is "...while four reads of another do, and it moves (filefrag)" \
 	"$(fast_bytes $MNT/s/f1)" $((16 * MB))
-echo 96 >$S/mover_promote_temp
+echo 80 >$S/mover_promote_temp
 check "scrub is clean" scrub_clean $MNT
 umount $MNT
 check "btrfs check is clean" btrfs check "$SLOW_DEV"

@@ -72,7 +72,7 @@ overwrite
 check "with the threshold above the file's heat, overwrites go to SATA (filefrag)" \
 	test "$(fast_bytes $MNT/o/f0)" -lt $M
 is "...and none of them count as hot" "$(stat_of hot_written_bytes)" $((hw + 64 * 4096))
-echo 96 >$S/mover_promote_temp
+echo 80 >$S/mover_promote_temp
 
 # ---- asynchronous direct I/O ----
 make_files $MNT/a 2 4096K
@@ -231,7 +231,7 @@ is "the hot 32 MiB moved to NVMe" "$(fast_bytes $MNT/d/f0 0 $((32 << 20)))" \
 	$((32 << 20))
 is "the defragged cold part stayed on the SATA disk" \
 	"$(fast_bytes $MNT/d/f0 $((40 << 20)))" 0
-echo 96 >$S/mover_promote_temp
+echo 80 >$S/mover_promote_temp
 
 # A compressing defrag of the cold end of a file leaves dirty pages in the
 # file's one large extent; defrag used to skip the whole extent for them,

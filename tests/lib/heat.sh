@@ -171,7 +171,7 @@ demote_all() {
 }
 defaults() {
 	echo 64 >$S/mover_demote_temp
-	echo 96 >$S/mover_promote_temp
+	echo 80 >$S/mover_promote_temp
 	echo 90 >$S/mover_high_watermark
 	echo 80 >$S/mover_low_watermark
 }
