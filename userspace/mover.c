@@ -252,9 +252,9 @@ int cmd_status(int argc, char **argv)
 		"mover_interval", "mover_promote_temp", "mover_demote_temp",
 		"mover_low_watermark", "mover_high_watermark", "mover_budget",
 		"mem_used", "nr_ranges", "mover_displace_margin", "mover_grace",
-		"mover_unshare",
+		"mover_unshare", "mover_idle_gaps",
 	};
-	char dir[128], state[32], val[11][32], when[64];
+	char dir[128], state[32], val[12][32], when[64];
 	const char *path;
 	struct stats st;
 	unsigned long long used, cap;
@@ -307,6 +307,11 @@ int cmd_status(int argc, char **argv)
 	printf("tracking:     %s ranges, %s bytes of memory\n", val[7], val[6]);
 	printf("displacement: hotter by %s to displace, %llu bytes displaced; grace after mount %s s\n",
 	       val[8], stat_get(&st, "displaced_bytes"), val[9]);
+	if (strcmp(val[11], "0"))
+		printf("stopped:      data idle for %s of its mean intervals counts as cold\n",
+		       val[11]);
+	else
+		printf("stopped:      off\n");
 	printf("hot writes:   %llu bytes written to the fast tier\n",
 	       stat_get(&st, "hot_written_bytes"));
 	printf("snapshots:    unshare from read-only snapshots %s, %llu bytes unshared\n",

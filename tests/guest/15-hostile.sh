@@ -71,6 +71,8 @@ is "mover_low_watermark rejects junk and values not below the high one" \
 	"$(reject $S/mover_low_watermark $junk "" "$(cat $S/mover_high_watermark)" 100)" ""
 is "mover_displace_margin rejects junk and 256" \
 	"$(reject $S/mover_displace_margin $junk "" 256 4294967296)" ""
+is "mover_idle_gaps rejects junk and more than 1024" \
+	"$(reject $S/mover_idle_gaps $junk "" 1025 4294967296)" ""
 is "mover_grace rejects junk and more than a day" \
 	"$(reject $S/mover_grace $junk "" 86401 4294967296)" ""
 is "mover_unshare rejects junk and anything but 0 and 1" \

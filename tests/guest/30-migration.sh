@@ -146,6 +146,10 @@ mount -o remount,rw $MNT
 is "remount,rw with hotdatamove starts the mover again" "$(cat $S/mover_state)" running
 
 # ---- the interval ----
+# The file is read in a burst: with 2 s passes its accesses count as
+# stopped 4 s later (mover_idle_gaps, tested below), which a slow first
+# pass could reach.
+echo 0 >$S/mover_idle_gaps
 heat_up $MNT/t/f0
 p0=$(stat_of passes)
 echo 2 >$S/mover_interval
@@ -154,6 +158,7 @@ check "with a 2 s interval, passes happen on their own" \
 	test "$(stat_of passes)" -gt "$p0"
 is "...and the hot file moved without a trigger" "$(fast_bytes $MNT/t/f0)" $M
 echo 300 >$S/mover_interval
+echo 8 >$S/mover_idle_gaps
 
 # ---- concurrent writers ----
 heat_up $MNT/d/f6
@@ -374,6 +379,80 @@ is "...it waits: the fast tier is full" "$(stat_of last_pass_result)" fast-full
 is "...but equal heat does not trade places: nothing more displaced" \
 	"$(stat_of displaced_bytes)" "$dis1"
 is "...and the hot file keeps its place" "$(fast_bytes $MNT/x/h)" $((2 * MB))
+
+# ---- data whose accesses stopped gives its place up ----
+# The warm and hot files were read in bursts and not since; the tepid file
+# is now read twice a second. With a margin no heat here reaches (48),
+# only the stop rule can move it: data accessed twice or more and then not
+# for mover_idle_gaps of its mean intervals, nor two mover intervals
+# (2 s at mover_interval 1), counts as cold. With the rule off, the same
+# timed passes leave the tepid file on SATA; with it on, it moves in.
+is "data counts as stopped after eight idle intervals by default" \
+	"$(cat $S/mover_idle_gaps)" 8
+echo 48 >$S/mover_displace_margin
+echo 0 >$S/mover_idle_gaps
+others_fast() {
+	echo $(($(warm_fast) + $(fast_bytes $MNT/x/h)))
+}
+o0=$(others_fast)
+touch /tmp/keep-reading
+(i=0
+while [ -e /tmp/keep-reading ] && [ $i -lt 400 ]; do
+	dd if=$MNT/x/t of=/dev/null bs=1M iflag=direct 2>/dev/null
+	sleep 0.5
+	i=$((i + 1))
+done) &
+reader=$!
+p0=$(stat_of passes)
+echo 1 >$S/mover_interval
+sleep 6
+echo 300 >$S/mover_interval
+check "with the rule off, timed passes ran" test "$(stat_of passes)" -gt $((p0 + 1))
+is "...found the fast tier full" "$(stat_of last_pass_result)" fast-full
+is "...and left the tepid file, still read, on SATA (filefrag)" \
+	"$(fast_bytes $MNT/x/t)" 0
+dis1=$(stat_of displaced_bytes)
+was=""
+for f in $MNT/x/w* $MNT/x/h; do
+	was="$was $(fast_bytes "$f")"
+done
+echo 8 >$S/mover_idle_gaps
+echo 1 >$S/mover_interval
+w=0
+while [ $w -lt 60 ] && [ "$(fast_bytes $MNT/x/t)" != $MB ]; do
+	sleep 1
+	w=$((w + 1))
+done
+# Timed passes go on; stopped now takes 10 s of silence.
+echo 5 >$S/mover_interval
+rm -f /tmp/keep-reading
+wait $reader
+is "with it on, the tepid file moves in (filefrag, ${w} s)" \
+	"$(fast_bytes $MNT/x/t)" $MB
+check "...displacing data whose accesses stopped" \
+	test "$(stat_of displaced_bytes)" -ge $((dis1 + MB))
+check "...which was the warm and hot files' (filefrag)" \
+	test "$(others_fast)" -le $((o0 - MB))
+# What left because it stopped starts over: read once again, it is one
+# access (64, under the floor of 72), not its heat of before, which would
+# take its place back from the stopped files at once.
+left=""
+set -- $was
+for f in $MNT/x/w* $MNT/x/h; do
+	if [ -z "$left" ] && [ "$(fast_bytes "$f")" -lt "$1" ]; then
+		left=$f
+	fi
+	shift
+done
+check "a file that left because it stopped can be found (filefrag)" \
+	test -n "$left"
+f0=$(fast_bytes "$left")
+dd if="$left" of=/dev/null bs=1M count=1 iflag=direct 2>/dev/null
+run_pass
+is "...read once again, it does not come back: its heat starts over (filefrag)" \
+	"$(fast_bytes "$left")" "$f0"
+echo 300 >$S/mover_interval
+echo 16 >$S/mover_displace_margin
 is "checksums unchanged" "$(sums $MNT/x/*)" "$before"
 
 # ---- a sequential read is one access per range, whatever the window ----
