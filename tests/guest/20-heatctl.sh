@@ -97,7 +97,7 @@ check "get-opts prints value and path" \
 check "the man page is installed" test -s /usr/share/man/man8/heatctl.8
 umount $MNT
 
-# ---- where: checked against filefrag and btrfs-map-logical ----
+# ---- where: checked against filefrag and the chunk tree ----
 # A filesystem born on the NVMe disk with the SATA disk added later: the
 # first file lands on NVMe, later ones where the allocator puts them.
 mkfs.btrfs -q -f -K -d single -m single "$FAST_DEV" || bail "mkfs failed"
@@ -111,12 +111,14 @@ sync
 
 # The device of a file's first extent, by tools we did not write.
 first_dev() {
-	logical=$(($(filefrag -v "$1" | awk '$1 == "0:" { sub(/\.\..*/, "", $4); print $4 }') * 4096))
-	btrfs-map-logical -l "$logical" "$FAST_DEV" | sed -n 's/.* device \([^ ]*\).*/\1/p' | head -1
+	case $(block_devid "$(phys "$1" | sed 's/\.\..*//')") in
+	"$(devid_of "$FAST_DEV")") echo "$FAST_DEV" ;;
+	"$(devid_of "$SLOW_DEV")") echo "$SLOW_DEV" ;;
+	esac
 }
 where_json() { heatctl where --json "$1" | jq -r ".[0].$2"; }
 
-is "btrfs-map-logical puts the first file on NVMe" "$(first_dev $MNT/a/f0)" "$FAST_DEV"
+is "the chunk tree puts the first file on NVMe" "$(first_dev $MNT/a/f0)" "$FAST_DEV"
 is "where: all 4 MiB of it are on the fast tier" "$(where_json $MNT/a/f0 fast_bytes)" 4194304
 is "where: none of it is on the slow tier" "$(where_json $MNT/a/f0 slow_bytes)" 0
 seen_slow=0
@@ -129,12 +131,12 @@ for f in $MNT/b/f0 $MNT/c/f0; do
 	is "where: the tiers of $f add up to its size" $((fb + sb)) "$size"
 	if [ "$dev" = "$SLOW_DEV" ]; then
 		seen_slow=1
-		check "where agrees with btrfs-map-logical: $f starts on the slow tier" test "$sb" -gt 0
+		check "where agrees with the chunk tree: $f starts on the slow tier" test "$sb" -gt 0
 	else
-		check "where agrees with btrfs-map-logical: $f starts on the fast tier" test "$fb" -gt 0
+		check "where agrees with the chunk tree: $f starts on the fast tier" test "$fb" -gt 0
 	fi
-	[ "$fb" = 0 ] && [ "$dev" != "$SLOW_DEV" ] && not_ok "where says none of $f is fast, map-logical disagrees"
-	[ "$sb" = 0 ] && [ "$dev" = "$SLOW_DEV" ] && not_ok "where says none of $f is slow, map-logical disagrees"
+	[ "$fb" = 0 ] && [ "$dev" != "$SLOW_DEV" ] && not_ok "where says none of $f is fast, the chunk tree disagrees"
+	[ "$sb" = 0 ] && [ "$dev" = "$SLOW_DEV" ] && not_ok "where says none of $f is slow, the chunk tree disagrees"
 done
 is "data landed on the slow tier too, so both tiers were checked" $seen_slow 1
 check "where prints tiers with percentages" \

@@ -1,7 +1,7 @@
 #!/bin/sh
 # runtime: 510 s (warm clean-clone run, debug kernel; the runner starts the longest first)
 # The hot data mover: hot ranges move to NVMe and cold ones back, proved
-# with filefrag and btrfs-map-logical; checksums, scrub and btrfs check
+# with filefrag and the chunk tree; checksums, scrub and btrfs check
 # prove that nothing was lost. Also what must never move, the budget, the
 # interval, remounts, concurrent writers and a mid-pass unmount.
 . /test/lib/tap.sh
@@ -32,7 +32,7 @@ heat_up $MNT/d/f0
 heat_up $MNT/d/f1
 check "a pass through sysfs succeeds" run_pass
 is "the pass counted itself" "$(stat_of passes)" 1
-is "the hot file f0 now lies on NVMe (filefrag + btrfs-map-logical)" \
+is "the hot file f0 now lies on NVMe (filefrag + chunk tree)" \
 	"$(fast_bytes $MNT/d/f0)" $M
 is "the hot file f1 now lies on NVMe" "$(fast_bytes $MNT/d/f1)" $M
 cold=0

@@ -36,7 +36,7 @@ sum=$(sums $MNT/o/f0)
 heat_up $MNT/o/f0
 run_pass
 fb=$(fast_bytes $MNT/o/f0)
-is "the overwritten file moves to NVMe as a whole (filefrag + btrfs-map-logical)" \
+is "the overwritten file moves to NVMe as a whole (filefrag + chunk tree)" \
 	"$fb" $M
 if [ "$fb" != $M ]; then
 	# Seen once in CI under load, never here: say what the pass did.

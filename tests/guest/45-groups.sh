@@ -58,7 +58,7 @@ wait $reader
 diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
 check "the pass found the shared extents" test "$(stat_of skipped_shared)" -gt "$sk"
 is "...and relocated their block group" "$(stat_of relocated_groups)" 1
-is "a hot file shared with a read-only snapshot moves to NVMe (filefrag + btrfs-map-logical)" \
+is "a hot file shared with a read-only snapshot moves to NVMe (filefrag + chunk tree)" \
 	"$(fast_bytes $MNT/sv/f1)" $M
 is "...and its snapshot's copy is the same extent" "$(phys $MNT/ro/f1)" "$(phys $MNT/sv/f1)"
 is "a hot reflinked file moves to NVMe" "$(fast_bytes $MNT/sv/f0)" $M
@@ -121,7 +121,7 @@ echo 1 >$S/mover_unshare
 for f in sv/f0 sv/f1 sv/f2 sw/f0; do heat_up $MNT/$f 5; done
 run_pass
 diag "mover: $(tr '\n' ' ' <$S/mover_stats)"
-is "with mover_unshare, hot files shared only with a read-only snapshot move to NVMe (filefrag + btrfs-map-logical)" \
+is "with mover_unshare, hot files shared only with a read-only snapshot move to NVMe (filefrag + chunk tree)" \
 	"$(fast_bytes $MNT/sv/f0) $(fast_bytes $MNT/sv/f1)" "$M $M"
 is "...and the snapshot's copies stay on SATA, now extents of their own" \
 	"$(fast_bytes $MNT/ro/f0) $(fast_bytes $MNT/ro/f1) $([ "$(phys $MNT/ro/f0)" != "$(phys $MNT/sv/f0)" ] && echo apart)" "0 0 apart"
