@@ -309,6 +309,8 @@ run_pass
 is "with raid1 data over one SATA and one NVMe device a pass says why it idles" \
 	"$(stat_of last_pass_result)" profile
 is "...and rewrites nothing" "$(stat_of rewritten_bytes)" 0
+is "...and mover_state says it idles for the profile" \
+	"$(cat $S/mover_state)" "idle (profile)"
 umount $MNT
 
 # ---- balance and device remove while passes run back to back ----

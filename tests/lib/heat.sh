@@ -92,7 +92,10 @@ devid_of() {
 # fast_bytes FILE [FROM [TO]]: bytes of FILE on $FAST_DEV, from FIEMAP
 # (filefrag) and the chunk tree (chunk_map), tools that know nothing of the
 # mover; only extents that start at file byte FROM or later and before TO.
-# Single data profile: an extent is where its chunk's first stripe is.
+# Single data profile: an extent is where its chunk's first stripe is. An
+# extent that lies in no chunk (inline ones apart, which live in metadata)
+# makes it print "unmapped N" instead of a number, so that no check of
+# "0 bytes on NVMe" can pass on a mapping that failed.
 fast_bytes() {
 	local key id
 	sync
@@ -117,8 +120,9 @@ fast_bytes() {
 					if (cd[i] == fast) t += l * 4096;
 					break;
 				}
+			if (i == n && $0 !~ /inline/) u += l * 4096;
 		}
-		END { printf "%d\n", t }'
+		END { if (u) printf "unmapped %d\n", u; else printf "%d\n", t }'
 }
 
 # block_devid BLOCK: the devid holding filesystem block BLOCK (a physical
