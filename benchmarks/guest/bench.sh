@@ -82,7 +82,8 @@ mkfs.btrfs -q -f -K -d single -m raid1 "$SLOW_DEV" "$FAST_DEV"
 mount -o hotdatamove "$SLOW_DEV" $MNT
 H=$(hot_dir $MNT)
 echo 4096 >$H/range_size
-echo 1G >$H/mem_limit
+# Room for a million ranges; at most half of the guest's memory.
+echo 512M >$H/mem_limit || exit 1
 scale=""
 total=0
 for n in $SCALE; do
