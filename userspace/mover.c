@@ -289,7 +289,8 @@ int cmd_status(int argc, char **argv)
 		       stat_get(&st, "last_pass_start") * 1000000000ULL);
 	printf("state:        %s\n", state);
 	printf("interval:     %s s", val[0]);
-	if (!strcmp(state, "running"))
+	/* An idle mover keeps its timer: its next pass notices a new tier. */
+	if (!strcmp(state, "running") || !strncmp(state, "idle", 4))
 		printf(", next pass in %llu s", stat_get(&st, "next_pass_in_s"));
 	printf("\n");
 	printf("passes:       %llu, last %s, %llu ms, %s\n",

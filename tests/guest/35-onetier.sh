@@ -15,7 +15,7 @@
 # write_set: the same files every time, one after the other and each on
 # disk before the next, through every path that picks a tier: buffered
 # writes, direct writes, preallocation, compressed writes. 140 MiB in
-# all, so that a 1 GiB filesystem needs data chunks beyond mkfs's.
+# all, so that 512 MiB devices need data chunks beyond mkfs's.
 write_set() {
 	dd if=/tmp/pattern of=$MNT/buffered bs=1M count=64 conv=fsync 2>/dev/null
 	dd if=/tmp/pattern of=$MNT/direct bs=1M count=32 oflag=direct \
@@ -47,7 +47,8 @@ layout() {
 
 # fill DEVICES MOUNT_OPTIONS [TIER]: a fresh 512 MiB-a-device filesystem
 # on DEVICES, mounted with MOUNT_OPTIONS; TIER, if given, is written to the
-# SATA disk's tier override before anything is written. Prints the layout.
+# SATA disk's tier override before anything is written; then write_set.
+# Sets $S. Runs in the script's shell, so that a failed step bails out.
 fill() {
 	umount $MNT 2>/dev/null
 	# shellcheck disable=SC2086
@@ -59,7 +60,16 @@ fill() {
 			bail "tier override $3"
 	fi
 	write_set
-	layout
+	S=$(hot_sysfs)
+}
+
+# sane LAYOUT: the layout lists extents of every file and several chunks.
+sane() {
+	local f
+	for f in buffered direct prealloc compressed tail; do
+		echo "$1" | grep -q "^$f " || return 1
+	done
+	test "$(echo "$1" | grep -c '^chunk ')" -gt 3
 }
 
 # generation: the generation of the superblock on disk, which only a
@@ -79,16 +89,17 @@ open_transaction() {
 dd if=/dev/urandom of=/tmp/pattern bs=1M count=64 2>/dev/null
 
 # ---- all-NVMe, one device: plain and hotdatamove allocate the same ----
-plain=$(fill "$FAST_DEV" "")
-move=$(fill "$FAST_DEV" hotdatamove)
-S=$(hot_sysfs)
-check "the layout lists extents of every file and the chunks" \
-	test "$(echo "$plain" | grep -c '^compressed ')" -gt 0 -a \
-	"$(echo "$plain" | grep -c '^chunk ')" -gt 3
+fill "$FAST_DEV" ""
+plain=$(layout)
+fill "$FAST_DEV" hotdatamove
+move=$(layout)
+check "the layout lists extents of every file and several chunks" sane "$plain"
 is "an all-NVMe filesystem mounted hotdatamove puts every extent and chunk where a plain mount does" \
 	"$move" "$plain"
 is "...and its mover says it idles on one tier" \
 	"$(cat $S/mover_state)" "idle (one tier)"
+check "...and keeps its timer (next_pass_in_s is not -1)" \
+	test "$(stat_of next_pass_in_s)" -ge 0
 # Leave a transaction open: a pass that commits would write a new
 # superblock. commit=300 keeps the periodic commit away meanwhile.
 mount -o remount,commit=300 $MNT
@@ -117,15 +128,19 @@ umount $MNT
 check "the one-device filesystem checks clean" btrfs check --readonly "$FAST_DEV"
 
 # ---- SATA + NVMe with the SATA disk overridden to fast: one tier ----
-plain=$(fill "$SLOW_DEV $FAST_DEV" "")
-move=$(fill "$SLOW_DEV $FAST_DEV" hotdatamove fast)
-S=$(hot_sysfs)
+fill "$SLOW_DEV $FAST_DEV" ""
+plain=$(layout)
+fill "$SLOW_DEV $FAST_DEV" hotdatamove fast
+move=$(layout)
+check "the two-device layout lists extents of every file and several chunks" \
+	sane "$plain"
 is "SATA overridden to fast: hotdatamove allocates as a plain mount" \
 	"$move" "$plain"
 is "...and the mover idles on one tier" "$(cat $S/mover_state)" "idle (one tier)"
 echo auto >"/sys/fs/btrfs/$(fs_uuid)/devinfo/1/tier"
 is "the override back to auto: the mover runs" "$(cat $S/mover_state)" running
-tiered=$(fill "$SLOW_DEV $FAST_DEV" hotdatamove)
+fill "$SLOW_DEV $FAST_DEV" hotdatamove
+tiered=$(layout)
 check "on two tiers the same writes land elsewhere (the comparison can fail)" \
 	test "$tiered" != "$plain"
 is "...on the SATA disk: none of the 24 MiB written last is on the NVMe" \
