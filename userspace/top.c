@@ -41,8 +41,15 @@ const char * const cmd_top_usage[] = {
 	NULL
 };
 
+/* A score counts accesses in units of 1/4096 access. */
+#define SCORE_ONE	4096.0
+
+/*
+ * A file (reads, writes) or a range (score: decayed accesses as of its
+ * last access; the kernel keeps no counters per range).
+ */
 struct heat_entry {
-	unsigned long long root, ino, start, len, reads, writes;
+	unsigned long long root, ino, start, len, reads, writes, score;
 	int temp;
 };
 
@@ -52,6 +59,8 @@ static int cmp_entry(const void *a, const void *b)
 
 	if (x->temp != y->temp)
 		return y->temp - x->temp;
+	if (x->score != y->score)
+		return y->score > x->score ? 1 : -1;
 	if (x->reads + x->writes != y->reads + y->writes)
 		return y->reads + y->writes > x->reads + x->writes ? 1 : -1;
 	return 0;
@@ -90,14 +99,14 @@ static int read_dump(const char *file, bool ranges, struct heat_entry **out,
 			continue;
 		memset(&e, 0, sizeof(e));
 		if (ranges)
-			got = sscanf(line, "%llu %llu %llu %llu %llu %llu %*u %*u %*u %*u %d",
+			got = sscanf(line, "%llu %llu %llu %llu %*u %*u %d %*d %llu",
 				     &e.root, &e.ino, &e.start, &e.len,
-				     &e.reads, &e.writes, &e.temp);
+				     &e.temp, &e.score);
 		else
 			got = sscanf(line, "%llu %llu %llu %llu %*u %*u %*u %*u %d",
 				     &e.root, &e.ino, &e.reads, &e.writes,
 				     &e.temp);
-		if (got != (ranges ? 7 : 5))
+		if (got != (ranges ? 6 : 5))
 			continue;
 		if (n == cap) {
 			struct heat_entry *nv;
@@ -200,8 +209,8 @@ int cmd_top(int argc, char **argv)
 	if (json)
 		printf("[");
 	else if (ranges)
-		printf("%4s %8s %8s %12s %8s %5s  %s\n", "TEMP", "READS",
-		       "WRITES", "OFFSET", "LENGTH", "TIER", "FILE");
+		printf("%4s %10s %12s %8s %5s  %s\n", "TEMP", "ACCESSES",
+		       "OFFSET", "LENGTH", "TIER", "FILE");
 	else
 		printf("%4s %8s %8s %5s  %s\n", "TEMP", "READS", "WRITES",
 		       "TIER", "FILE");
@@ -229,15 +238,18 @@ int cmd_top(int argc, char **argv)
 			else
 				printf("null");
 			if (ranges)
-				printf(", \"offset\": %llu, \"length\": %llu",
-				       v[i].start, v[i].len);
-			printf(", \"temperature\": %d, \"reads\": %llu, \"writes\": %llu, \"tier\": ",
-			       v[i].temp, v[i].reads, v[i].writes);
+				printf(", \"offset\": %llu, \"length\": %llu, \"temperature\": %d, \"accesses\": %.3f",
+				       v[i].start, v[i].len, v[i].temp,
+				       v[i].score / SCORE_ONE);
+			else
+				printf(", \"temperature\": %d, \"reads\": %llu, \"writes\": %llu",
+				       v[i].temp, v[i].reads, v[i].writes);
+			printf(", \"tier\": ");
 			json_print_string(stdout, tier);
 			printf("}");
 		} else if (ranges) {
-			printf("%4d %8llu %8llu %12llu %8llu %5s  %s\n", v[i].temp,
-			       v[i].reads, v[i].writes, v[i].start, v[i].len,
+			printf("%4d %10.1f %12llu %8llu %5s  %s\n", v[i].temp,
+			       v[i].score / SCORE_ONE, v[i].start, v[i].len,
 			       tier, path ? path : "?");
 		} else {
 			printf("%4d %8llu %8llu %5s  %s\n", v[i].temp, v[i].reads,

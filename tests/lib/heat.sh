@@ -45,14 +45,15 @@ subvol_id() {
 }
 
 # dbg_inode FILE COLUMN: a column of FILE's line in inode_data (1 root,
-# 2 inode, 3 reads, 4 writes, ..., 9 temp, 10 bucket).
+# 2 inode, 3 reads, 4 writes, ..., 9 temp, 10 bucket, 11 score).
 dbg_inode() {
 	awk -v r="$(subvol_id "$1")" -v i="$(ino_of "$1")" -v c="$2" \
 		'$1 == r && $2 == i { print $c }' "$(hot_debugfs)/inode_data"
 }
 
 # dbg_range FILE START COLUMN: a column of a range line in range_data
-# (1 root, 2 inode, 3 start, 4 len, 5 reads, 6 writes, ..., 11 temp).
+# (1 root, 2 inode, 3 start, 4 len, 5 last access ns, 6 mean interval ns,
+# 7 temp, 8 bucket, 9 score: decayed accesses, 4096 to one, as of the last).
 dbg_range() {
 	awk -v r="$(subvol_id "$1")" -v i="$(ino_of "$1")" -v s="$2" -v c="$3" \
 		'$1 == r && $2 == i && $3 == s { print $c }' "$(hot_debugfs)/range_data"
