@@ -384,12 +384,17 @@ def render_timelines(d, t, rel, w):
             w("")
 
 
-def plot_overhead(d, rows):
+def plot_overhead(d, rows, labels):
     """Cost against no tracking per workload, the noise as error bars."""
     data = os.path.join(d, "overhead.dat")
     with open(data, "w") as f:
         for r in rows:
             f.write("%s %s\n" % (r[0], " ".join("%.2f" % x for x in r[1:])))
+    series = ", ".join(
+        "'%s' using %d:%d%s title '%s'" % (
+            data if i == 0 else "", 2 * i + 2, 2 * i + 3,
+            ":xtic(1)" if i == 0 else "", label)
+        for i, label in enumerate(labels))
     png = os.path.join(d, "overhead.png")
     script = """
 set terminal pngcairo size 700,400
@@ -401,8 +406,8 @@ set style fill solid 0.8
 set ylabel 'cost %%'
 set xtics nomirror
 set key top left
-plot '%s' using 2:3:xtic(1) title 'random reads', '' using 4:5 title 'sequential writes', '' using 6:7 title 'small files'
-""" % (png, data)
+plot %s
+""" % (png, series)
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
@@ -453,8 +458,12 @@ def render_beside_aging(s, w):
 
 MOUNTS = ["none", "hotdatatrack", "hotdatamove"]
 OVERHEAD_METRICS = [("randread_iops", "random reads", True),
+                    ("randread_cpu_ns", "CPU per random read", False),
+                    ("randread2_iops", "random reads, two jobs", True),
                     ("seqwrite_mbps", "sequential writes", True),
                     ("smallfiles_ms", "small files", False)]
+OVERHEAD_KEYS = ("randread_iops", "randread_p50_us", "randread_cpu_ns",
+                 "randread2_iops", "seqwrite_mbps", "smallfiles_ms")
 
 
 def overhead_rows(o):
@@ -465,8 +474,10 @@ def overhead_rows(o):
         if not runs:
             continue
         rows[m] = {}
-        for k in ("randread_iops", "randread_p50_us", "seqwrite_mbps",
-                  "smallfiles_ms"):
+        for k in OVERHEAD_KEYS:
+            # Runs of before a metric existed do not have it.
+            if any(k not in r for r in runs):
+                continue
             v = sorted(r[k] for r in runs)
             n = len(v)
             rows[m][k] = ((v[(n - 1) // 2] + v[n // 2]) / 2, v[0], v[-1])
@@ -577,23 +588,37 @@ def main():
           o["small_files"], o["rounds"]))
     w("")
     rows = overhead_rows(o)
-    w("| mount | rand read IOPS | p50 us | seq write MB/s | small files ms |")
-    w("|---|---:|---:|---:|---:|")
+    heads = {"randread_iops": "rand read IOPS", "randread_p50_us": "p50 us",
+             "randread_cpu_ns": "CPU ns per read",
+             "randread2_iops": "rand read IOPS, 2 jobs",
+             "seqwrite_mbps": "seq write MB/s",
+             "smallfiles_ms": "small files ms"}
+    keys = [k for k in OVERHEAD_KEYS if k in rows.get("none", {})]
+    w("| mount | %s |" % " | ".join(heads[k] for k in keys))
+    w("|---|%s" % ("---:|" * len(keys)))
     for m in MOUNTS:
         if m not in rows:
             continue
         w("| %s | %s |" % (m, " | ".join(
-            "%d (%d-%d)" % rows[m][k] for k in
-            ("randread_iops", "randread_p50_us", "seqwrite_mbps",
-             "smallfiles_ms"))))
+            "%d (%d-%d)" % rows[m][k] for k in keys)))
     w("")
+    if "randread_cpu_ns" in keys:
+        w("CPU per random read is the reading task's user and system time"
+          " (fio's `usr_cpu` and `sys_cpu`) over the reads it completed:"
+          " the cost of the I/O path without the device's time, which the"
+          " throughput figures include. The two-job case reads the same"
+          " file from two tasks, so that they contend on its items' locks.")
+        w("")
     plot = []
+    labels = [label for k, label, _ in OVERHEAD_METRICS if k in keys]
     for m in MOUNTS[1:]:
         if m not in rows:
             continue
         words = []
         bars = [m]
         for k, label, higher_better in OVERHEAD_METRICS:
+            if k not in keys:
+                continue
             cost, noise, apart = overhead(rows["none"][k], rows[m][k],
                                           higher_better)
             bars += [cost, noise]
@@ -604,22 +629,28 @@ def main():
         plot.append(bars)
         w("- **%s** against no tracking: %s." % (m, "; ".join(words)))
     w("")
-    plot_overhead(d, plot)
+    plot_overhead(d, plot, labels)
     w("![overhead](%soverhead.png)" % rel)
     w("")
     w("## 3. Memory and scale")
     w("")
     w("Ranges of %d bytes, each read once; memory from the tracker's own"
-      " accounting (`hot/mem_used`), pass duration from `mover_stats`." %
-      s["range_size"])
+      " accounting (`hot/mem_used`), checked against the slab's"
+      " (`/proc/slabinfo` for `btrfs_hot_range`: objects in use, object"
+      " size, and slab pages per object, slab overhead included); pass"
+      " duration from `mover_stats`." % s["range_size"])
     w("")
-    w("| tracked ranges | inodes | memory bytes | bytes per range | pass ms | pass ns per range |")
-    w("|---:|---:|---:|---:|---:|---:|")
+    w("| tracked ranges | inodes | memory bytes | bytes per range | slab objects | slab object size | slab bytes per object | pass ms | pass ns per range |")
+    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for p in s["points"]:
+        slab = ("| %d | %d | %.1f " % (
+            p["slab_objs"], p["slab_objsize"],
+            p["slab_bytes"] / max(p["slab_objs"], 1))
+            if "slab_objs" in p else "| - | - | - ")
         # Passes are timed in whole milliseconds: too coarse below 10.
-        w("| %d | %d | %d | %.0f | %d | %s |" % (
+        w("| %d | %d | %d | %.0f %s| %d | %s |" % (
             p["nr_ranges"], p["nr_inodes"], p["mem_used"],
-            p["mem_used"] / max(p["nr_ranges"], 1), p["pass_ms"],
+            p["mem_used"] / max(p["nr_ranges"], 1), slab, p["pass_ms"],
             "%.0f" % (p["pass_ms"] * 1e6 / p["nr_ranges"])
             if p["pass_ms"] >= 10 else "-"))
     w("")

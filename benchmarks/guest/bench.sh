@@ -45,6 +45,11 @@ while [ $r -lt $ROUNDS ]; do
 		fio --name=r --filename=$MNT/r --rw=randread --bs=4k --direct=1 --ioengine=psync \
 			--randrepeat=0 --time_based --runtime=$OVER_RT --output-format=json \
 			>/tmp/r.json 2>/dev/null
+		# Two jobs reading the same file: both take the locks of its
+		# inode item and of the buckets its ranges are in.
+		fio --name=r2 --filename=$MNT/r --rw=randread --bs=4k --direct=1 --ioengine=psync \
+			--numjobs=2 --group_reporting --randrepeat=0 --time_based --runtime=$OVER_RT \
+			--output-format=json >/tmp/r2.json 2>/dev/null
 		fio --name=w --filename=$MNT/w --rw=write --bs=1M --size=$((OVER_MB * 2))M --end_fsync=1 \
 			--ioengine=psync --output-format=json >/tmp/w.json 2>/dev/null
 		# Small files: create and sync, read with cold caches, delete.
@@ -61,12 +66,15 @@ while [ $r -lt $ROUNDS ]; do
 		sync
 		t3=$(now_ms)
 		over="$over${over:+,}$(jq -c -n --arg mount $opt --argjson round $r \
-			--slurpfile r /tmp/r.json --slurpfile w /tmp/w.json \
+			--slurpfile r /tmp/r.json --slurpfile r2 /tmp/r2.json --slurpfile w /tmp/w.json \
 			--argjson small_ms $((t1 - t0 + t3 - t2)) '{
 				round: $round,
 				mount: $mount,
 				randread_iops: ($r[0].jobs[0].read.iops | floor),
 				randread_p50_us: ($r[0].jobs[0].read.clat_ns.percentile["50.000000"] / 1000 | floor),
+				randread_cpu_ns: (($r[0].jobs[0].usr_cpu + $r[0].jobs[0].sys_cpu) * $r[0].jobs[0].job_runtime * 10000
+					/ ([$r[0].jobs[0].read.total_ios, 1] | max) | floor),
+				randread2_iops: ($r2[0].jobs[0].read.iops | floor),
 				seqwrite_mbps: ($w[0].jobs[0].write.bw / 1024 | floor),
 				smallfiles_ms: $small_ms }')"
 		umount $MNT
@@ -94,8 +102,13 @@ for n in $SCALE; do
 	dd if=$MNT/s$n of=/dev/null bs=1M iflag=direct 2>/dev/null
 	total=$n
 	echo 1 >$H/mover_run
-	scale="$scale${scale:+,}{\"target\":$n,\"nr_ranges\":$(cat $H/nr_ranges),\"nr_inodes\":$(cat $H/nr_inodes),\"mem_used\":$(cat $H/mem_used),\"pass_ms\":$(mover_stat last_pass_ms $H)}"
-	say "$(cat $H/nr_ranges) ranges tracked, $(cat $H/mem_used) bytes"
+	# The slab's own count of range items, to check the tracker's
+	# accounting against (the guest boots with slab_nomerge): objects in
+	# use, object size, and bytes of slab pages per object.
+	slab=$(awk '$1 == "btrfs_hot_range" {
+		printf "\"slab_objs\":%d,\"slab_objsize\":%d,\"slab_bytes\":%d", $2, $4, $2 * $6 * 4096 / $5 }' /proc/slabinfo)
+	scale="$scale${scale:+,}{\"target\":$n,\"nr_ranges\":$(cat $H/nr_ranges),\"nr_inodes\":$(cat $H/nr_inodes),\"mem_used\":$(cat $H/mem_used),\"pass_ms\":$(mover_stat last_pass_ms $H)${slab:+,$slab}}"
+	say "$(cat $H/nr_ranges) ranges tracked, $(cat $H/mem_used) bytes; slab: ${slab:-none}"
 done
 
 # Reads beside aging: 4 KiB direct reads of a sparse file, each making a
