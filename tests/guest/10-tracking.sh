@@ -266,6 +266,38 @@ if grep -q '^btrfs_hot_range ' /proc/slabinfo; then
 else
 	skip "slab use of ranges stays under the cap" "btrfs_hot_range is merged with another cache"
 fi
+
+# Ten times more ranges than the cap holds, after a hot set: the cap
+# holds, and eviction takes the flood's ranges, read once, not the hot
+# set's, read eight times each. 256 KiB hold 4096 items of 64 bytes.
+make_files $MNT/hot 1 256K
+drop_caches
+i=0
+while [ $i -lt 8 ]; do direct_reads $MNT/hot/f0 64; i=$((i + 1)); done
+hot_top() {
+	heatctl top --ranges --json -n 64 $MNT |
+		jq -r --arg f $MNT/hot/f0 '.[] | select(.path == $f) | "\(.offset) \(.temperature)"' | sort -n
+}
+before=$(hot_top)
+is "the hot set's 64 ranges are the hottest" "$(echo "$before" | wc -l)" 64
+ev=$(($(cat $S/nr_evicted) + $(cat $S/nr_skipped)))
+truncate -s 160M $MNT/flood
+dd if=$MNT/flood of=/dev/null bs=1M iflag=direct 2>/dev/null
+sleep 1
+used=$(cat $S/mem_used)
+gone=$(($(cat $S/nr_evicted) + $(cat $S/nr_skipped) - ev))
+diag "40960 ranges read once under a 256 KiB cap: $(cat $S/nr_ranges) tracked, $used bytes, $gone evicted or skipped"
+check "the cap holds under ten times the ranges it allows ($used bytes)" \
+	test "$used" -le 262144
+check "...the others were evicted or never tracked ($gone of 40960)" \
+	test "$gone" -ge 36000
+after=$(hot_top)
+is "...and the hot set's ranges are still the hottest" \
+	"$(echo "$after" | cut -d' ' -f1)" "$(echo "$before" | cut -d' ' -f1)"
+cold=$(echo "$after" | sort -k2n | head -1)
+check "...with the heat of eight accesses, 80 or more (coldest: $cold)" \
+	test "$(echo "$cold" | cut -d' ' -f2)" -ge 80
+
 echo 64M >$S/mem_limit
 direct_reads $MNT/m/f0 1000
 # Let the ranges cool below the shrinker's threshold.
