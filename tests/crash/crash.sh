@@ -37,14 +37,8 @@ S=$(hot_sysfs)
 echo 72 >$S/mover_promote_temp
 lo0=$(cat $S/mover_low_watermark) hi0=$(cat $S/mover_high_watermark)
 pt0=$(cat $S/mover_promote_temp) dt0=$(cat $S/mover_demote_temp)
-# demote_all: a fast tier "over" 1 % and every range cold enough to go.
-demote_all() {
-	echo 0 >$S/mover_grace
-	echo 0 >$S/mover_low_watermark
-	echo 1 >$S/mover_high_watermark
-	echo 255 >$S/mover_promote_temp
-	echo 254 >$S/mover_demote_temp
-}
+# demote_all (heat.sh): a fast tier "over" 1 % and every range cold
+# enough to go.
 defaults() {
 	echo "$hi0" >$S/mover_high_watermark
 	echo "$lo0" >$S/mover_low_watermark

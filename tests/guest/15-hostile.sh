@@ -47,7 +47,7 @@ diag "junk for every knob: -1 abc 1x 0x 2^64+ 20 nines 16EiB, a newline, 5000 on
 
 # ---- sysfs: junk and boundaries, knob by knob ----
 is "range_size rejects junk, 0, 4095 and sizes out of bounds" \
-	"$(reject $S/range_size $junk "" 0 4095 2G 16E)" ""
+	"$(reject $S/range_size $junk "" 0 4095 32M 2G 16E)" ""
 is "mem_limit rejects junk and sizes that overflow 64 bits" \
 	"$(reject $S/mem_limit $junk "" 17179869184G 16E)" ""
 half=$(awk '/^MemTotal:/ { printf "%d", $2 * 512 }' /proc/meminfo)
@@ -61,16 +61,20 @@ is "mover_interval rejects junk, 0 and more than a day" \
 	"$(reject $S/mover_interval $junk "" 0 86401)" ""
 is "mover_budget rejects junk, less than 64 KiB and overflow" \
 	"$(reject $S/mover_budget $junk "" 0 65535 17179869184G)" ""
-is "mover_promote_temp rejects junk, 256 and values not above the demote floor" \
-	"$(reject $S/mover_promote_temp $junk "" 256 "$(cat $S/mover_demote_temp)" 0)" ""
+is "mover_promote_temp rejects junk, 224 (no score gets there), 256 and values not above the demote floor" \
+	"$(reject $S/mover_promote_temp $junk "" 224 256 "$(cat $S/mover_demote_temp)" 0)" ""
+was=$(cat $S/mover_promote_temp)
+echo 223 >$S/mover_promote_temp 2>/dev/null
+is "...and takes 223, the hottest a score gets" "$(cat $S/mover_promote_temp)" 223
+echo "$was" >$S/mover_promote_temp
 is "mover_demote_temp rejects junk and values not below the promote floor" \
 	"$(reject $S/mover_demote_temp $junk "" "$(cat $S/mover_promote_temp)" 255)" ""
 is "mover_high_watermark rejects junk, 101 and values not above the low one" \
 	"$(reject $S/mover_high_watermark $junk "" 101 "$(cat $S/mover_low_watermark)" 0)" ""
 is "mover_low_watermark rejects junk and values not below the high one" \
 	"$(reject $S/mover_low_watermark $junk "" "$(cat $S/mover_high_watermark)" 100)" ""
-is "mover_displace_margin rejects junk and 256" \
-	"$(reject $S/mover_displace_margin $junk "" 256 4294967296)" ""
+is "mover_displace_margin rejects junk, 223 (no temperature above it to displace with) and 256" \
+	"$(reject $S/mover_displace_margin $junk "" 223 256 4294967296)" ""
 is "mover_idle_gaps rejects junk and more than 1024" \
 	"$(reject $S/mover_idle_gaps $junk "" 1025 4294967296)" ""
 is "mover_grace rejects junk and more than a day" \

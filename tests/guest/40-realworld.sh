@@ -67,7 +67,7 @@ is "64 direct 4 KiB overwrites of the hot file keep all of it on NVMe (filefrag)
 is "...written there as hot data" "$(stat_of hot_written_bytes)" $((hw + 64 * 4096))
 # The same writes to data that is not hot enough go where ordinary data
 # goes.
-echo 255 >$S/mover_promote_temp
+echo 223 >$S/mover_promote_temp
 overwrite
 check "with the threshold above the file's heat, overwrites go to SATA (filefrag)" \
 	test "$(fast_bytes $MNT/o/f0)" -lt $M

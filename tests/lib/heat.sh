@@ -226,8 +226,8 @@ demote_all() {
 	echo 0 >$S/mover_grace
 	echo 0 >$S/mover_low_watermark
 	echo 1 >$S/mover_high_watermark
-	echo 250 >$S/mover_promote_temp
-	echo 249 >$S/mover_demote_temp
+	echo 223 >$S/mover_promote_temp || bail "demote_all: mover_promote_temp"
+	echo 222 >$S/mover_demote_temp || bail "demote_all: mover_demote_temp"
 }
 defaults() {
 	echo 64 >$S/mover_demote_temp
