@@ -420,7 +420,7 @@ tl_end() {
 	local extra points passes totals inpass
 	[ -n "$H" ] && echo 86400 >"$H/mover_interval"
 	sampler_stop
-	extra=$(cache_json "$C0" "$(cache_counters "$TL_SETUP")")
+	extra=$(cache_json "$C0" "$(cache_counters "$TL_SETUP" "$C0")")
 	# Counters at a time: interpolated between the samples around it.
 	points=$(awk -v t0="$T0" -v tops="$TOPS" -v hits="$HITS" '
 		FILENAME == "/tmp/samples" {
@@ -513,13 +513,24 @@ in_pass_json() {
 	echo "$out"
 }
 
-# The cache's own counters, before and after, as a cross-check.
+# cache_counters SETUP [BEFORE]: the cache's own read hits and misses, as
+# a cross-check; after the I/O, BEFORE is what they were before it.
 cache_counters() {
+	local b=/sys/block/bcache0/bcache/stats_total c i
 	case $1 in
 	bcache)
-		# bcache folds its counters into stats_total every 5 s.
+		# bcache folds its counters into stats_total on a 5 s timer,
+		# which a stalled vCPU runs late: after the I/O, wait (up to
+		# 30 s) for the fold that counts it.
 		sleep 6
-		echo "$(cat /sys/block/bcache0/bcache/stats_total/cache_hits) $(cat /sys/block/bcache0/bcache/stats_total/cache_misses)" ;;
+		c="$(cat $b/cache_hits) $(cat $b/cache_misses)"
+		i=0
+		while [ -n "${2:-}" ] && [ "$c" = "$2" ] && [ $i -lt 24 ]; do
+			sleep 1
+			i=$((i + 1))
+			c="$(cat $b/cache_hits) $(cat $b/cache_misses)"
+		done
+		echo "$c" ;;
 	dm-cache-*)
 		dmsetup status tcached | awk '{ printf "%d %d", $8, $9 }' ;;
 	*)
