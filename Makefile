@@ -57,7 +57,7 @@ kernel-kasan: kernel-tree
 kernel: kernel-lean kernel-debug
 
 heatctl:
-	@if [ -f userspace/Makefile ]; then $(MAKE) -s -C userspace; fi
+	@if [ -f userspace/Makefile ]; then $(MAKE) -s -C userspace WERROR=1; fi
 
 initramfs: heatctl
 	@qemu-topology/mkinitramfs.sh

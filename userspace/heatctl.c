@@ -56,7 +56,10 @@ static const char * const heatctl_usage[] = {
 	"  migrate <mountpoint>",
 	"                  run one mover pass now",
 	"",
-	"Every command takes --help. Data commands take --json.",
+	"Every command takes --help and -j/--json; options may follow the",
+	"paths, and -- ends them. Commands that print sizes take btrfs-progs'",
+	"unit options (--raw, -h, --iec, --si, -b/-k/-m/-g/-t); there -h means",
+	"human-readable, not help.",
 	"Exit status: 0 success, 1 some path failed, 2 usage error.",
 	NULL
 };
@@ -70,7 +73,9 @@ static const char * const cmd_set_opts_usage[] = {
 	"On a directory the value is inherited by files created in it.",
 	"Needs what chattr needs: owning the file, or CAP_FOWNER.",
 	"",
-	"-r, --recursive   also every file and directory below each path",
+	"-r, --recursive   also every file and directory below each path, on",
+	"                  the same filesystem",
+	"-j, --json        print what was set as JSON (see heatctl(8))",
 	"-h, --help        show this help",
 	NULL
 };
@@ -79,7 +84,8 @@ static const char * const cmd_get_opts_usage[] = {
 	"heatctl get-opts [options] <path>...",
 	"Show the hot data options of files and directories.",
 	"",
-	"-r, --recursive   also every file and directory below each path",
+	"-r, --recursive   also every file and directory below each path, on",
+	"                  the same filesystem",
 	"-j, --json        print JSON (see heatctl(8))",
 	"-h, --help        show this help",
 	NULL
@@ -89,7 +95,7 @@ static const char * const cmd_get_info_usage[] = {
 	"heatctl get-info [options] <path>...",
 	"Show how often and how recently files were read and written.",
 	"",
-	"The temperature runs from 0 (cold) to 255 (hot). By default it is the",
+	"The temperature runs from 0 (cold) to 223 (hot). By default it is the",
 	"heat index bucket the file is in; --live computes it now.",
 	"",
 	"-l, --live        compute the temperature now",
@@ -134,6 +140,34 @@ void error_path(const char *path, const char *fmt, ...)
 }
 
 /*
+ * getopt_long() with the rules of every heatctl command: options may follow
+ * operands (as in btrfs-progs), "--" ends them, and an unknown option or a
+ * missing argument is reported once, by name, with the command's usage.
+ * Returns the option, -1 after the last, or '?' after such a report.
+ */
+int heat_getopt(int argc, char **argv, const char *shortopts,
+		const struct option *longopts, const char * const *usage)
+{
+	char opts[64];
+	const char *arg;
+	int c;
+
+	snprintf(opts, sizeof(opts), ":%s", shortopts);
+	opterr = 0;
+	c = getopt_long(argc, argv, opts, longopts, NULL);
+	if (c != '?' && c != ':')
+		return c;
+	arg = argv[optind - 1];
+	if (c == ':')
+		usage_error(usage, "option '%s' needs a value", arg);
+	else if (!strncmp(arg, "--", 2) || !optopt)
+		usage_error(usage, "unknown option '%s'", arg);
+	else
+		usage_error(usage, "unknown option '-%c'", optopt);
+	return '?';
+}
+
+/*
  * Say why a hot data ioctl failed on @path, telling apart what a user can
  * act on: not btrfs, a kernel without the feature, tracking off, no right.
  */
@@ -171,10 +205,25 @@ static void explain_ioctl_error(const char *path, int fd, int err)
 	}
 }
 
+/*
+ * Open @path for a hot data ioctl. Only regular files and directories have
+ * hot data options or heat: anything else (a FIFO, a device, a socket) is
+ * refused before it is opened, so that opening has no side effect.
+ */
 static int open_path(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	int fd;
 
+	if (stat(path, &st) < 0) {
+		error_path(path, "%s", strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		error_path(path, "not a regular file or directory");
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		error_path(path, "%s", strerror(errno));
 	return fd;
@@ -208,23 +257,22 @@ static int opts_one(const char *path, struct opts_walk *w)
 			close(fd);
 			return EXIT_PATH_FAILED;
 		}
-	} else {
-		if (ioctl(fd, BTRFS_IOC_GET_HEAT_OPTS, &args) < 0) {
-			explain_ioctl_error(path, fd, errno);
-			close(fd);
-			return EXIT_PATH_FAILED;
-		}
-		if (w->json) {
-			printf("%s\n  {\"path\": ", w->nr_out ? "," : "");
-			json_print_string(stdout, path);
-			printf(", \"opts\": \"%s\", \"value\": %u}",
-			       heat_opts_name(args.opts), args.opts);
-			w->nr_out++;
-		} else {
-			printf("%-6s %s\n", heat_opts_name(args.opts), path);
-		}
+	} else if (ioctl(fd, BTRFS_IOC_GET_HEAT_OPTS, &args) < 0) {
+		explain_ioctl_error(path, fd, errno);
+		close(fd);
+		return EXIT_PATH_FAILED;
 	}
 	close(fd);
+	/* set-opts prints what it set with --json only, as chattr prints nothing. */
+	if (w->json) {
+		printf("%s\n  {\"path\": ", w->nr_out ? "," : "");
+		json_print_string(stdout, path);
+		printf(", \"opts\": \"%s\", \"value\": %u}",
+		       heat_opts_name(args.opts), args.opts);
+		w->nr_out++;
+	} else if (w->opts < 0) {
+		printf("%-6s %s\n", heat_opts_name(args.opts), path);
+	}
 	return 0;
 }
 
@@ -259,8 +307,7 @@ static int cmd_opts(int argc, char **argv, bool set)
 
 	w->opts = -1;
 
-	while ((c = getopt_long(argc, argv, set ? "+rh" : "+rjh", longopts,
-				NULL)) != -1) {
+	while ((c = heat_getopt(argc, argv, "rjh", longopts, usage)) != -1) {
 		switch (c) {
 		case 'r':
 			recursive = true;
@@ -272,7 +319,7 @@ static int cmd_opts(int argc, char **argv, bool set)
 			usage_print(stdout, usage);
 			return 0;
 		default:
-			return usage_error(usage, "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (set) {
@@ -291,7 +338,8 @@ static int cmd_opts(int argc, char **argv, bool set)
 		printf("[");
 	for (i = optind; i < argc; i++) {
 		if (recursive) {
-			if (nftw(argv[i], opts_walk_fn, 32, FTW_PHYS) < 0) {
+			if (nftw(argv[i], opts_walk_fn, 32,
+				 FTW_PHYS | FTW_MOUNT) < 0) {
 				error_path(argv[i], "%s", strerror(errno));
 				w->ret = EXIT_PATH_FAILED;
 			}
@@ -336,7 +384,7 @@ static void print_info_human(const char *path,
 	printf("\tread interval:   %s\n", buf);
 	format_interval_ns(buf, sizeof(buf), hi->avg_delta_writes);
 	printf("\twrite interval:  %s\n", buf);
-	printf("\ttemperature:     %u/255 (%s)\n", hi->temp,
+	printf("\ttemperature:     %u/%u (%s)\n", hi->temp, HEAT_TOP_TEMP,
 	       live ? "live" : "heat index bucket");
 }
 
@@ -345,13 +393,25 @@ static void print_info_json(const char *path,
 {
 	printf("  {\"path\": ");
 	json_print_string(stdout, path);
+	/*
+	 * Many JSON readers keep integers exactly only up to 2^53, and times
+	 * in nanoseconds since the epoch are past that: each time is also
+	 * given in seconds and as a string of nanoseconds. The numbers in
+	 * nanoseconds stay, as fields are never removed.
+	 */
 	printf(", \"tracked\": %s, \"reads\": %llu, \"writes\": %llu, "
+	       "\"last_read_s\": %llu, \"last_read_ns_str\": \"%llu\", "
+	       "\"last_write_s\": %llu, \"last_write_ns_str\": \"%llu\", "
 	       "\"last_read_ns\": %llu, \"last_write_ns\": %llu, "
 	       "\"avg_read_interval_ns\": %llu, \"avg_write_interval_ns\": %llu, "
 	       "\"temperature\": %u, \"live\": %s}",
 	       (hi->out_flags & BTRFS_HEAT_INFO_TRACKED) ? "true" : "false",
 	       (unsigned long long)hi->num_reads,
 	       (unsigned long long)hi->num_writes,
+	       (unsigned long long)(hi->last_read_time / 1000000000ULL),
+	       (unsigned long long)hi->last_read_time,
+	       (unsigned long long)(hi->last_write_time / 1000000000ULL),
+	       (unsigned long long)hi->last_write_time,
 	       (unsigned long long)hi->last_read_time,
 	       (unsigned long long)hi->last_write_time,
 	       (unsigned long long)hi->avg_delta_reads,
@@ -371,7 +431,8 @@ static int cmd_get_info(int argc, char **argv)
 	bool live = false, json = false;
 	int c, i, ret = 0, nr_out = 0;
 
-	while ((c = getopt_long(argc, argv, "+ljh", longopts, NULL)) != -1) {
+	while ((c = heat_getopt(argc, argv, "ljh", longopts,
+				cmd_get_info_usage)) != -1) {
 		switch (c) {
 		case 'l':
 			live = true;
@@ -383,7 +444,7 @@ static int cmd_get_info(int argc, char **argv)
 			usage_print(stdout, cmd_get_info_usage);
 			return 0;
 		default:
-			return usage_error(cmd_get_info_usage, "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc)

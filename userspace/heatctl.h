@@ -3,10 +3,14 @@
 #ifndef HEATCTL_H
 #define HEATCTL_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #define HEATCTL_VERSION "0.1"
+
+/* The hottest temperature the kernel reports (BTRFS_HOT_TOP_TEMP). */
+#define HEAT_TOP_TEMP	223U
 
 /* "none", "track", "move" or "0", "1", "2" to 0..2; -1 if invalid. */
 int heat_opts_parse(const char *s);
@@ -16,8 +20,61 @@ const char *heat_opts_name(unsigned int opts);
 void format_time_ns(char *buf, size_t len, uint64_t ns);
 /* An interval in the largest fitting unit: "850ms", "1.2s", "3.5min". */
 void format_interval_ns(char *buf, size_t len, uint64_t ns);
-/* A JSON string literal, quoted and escaped. */
+/*
+ * A JSON string literal, quoted and escaped. Valid UTF-8 is written as it
+ * is; a byte that is not part of valid UTF-8 becomes \u00XX with the
+ * byte's value, so that the output stays valid JSON for any file name.
+ */
 void json_print_string(FILE *f, const char *s);
+/* A decimal number without sign, blanks or trailing characters; -1 if not. */
+int parse_u64(const char *s, uint64_t *v);
+
+/*
+ * How to print sizes, set by btrfs-progs' unit options: human-readable
+ * (the default) or a fixed unit, in powers of 1024 (the default, --iec)
+ * or of 1000 (--si).
+ */
+struct size_units {
+	unsigned int base;	/* 1024 or 1000 */
+	int unit;		/* -1 human-readable, 0 bytes, 1..4 K, M, G, T */
+};
+
+#define SIZE_UNITS_DEFAULT	((struct size_units){ 1024, -1 })
+
+/* Long options without a short one (past any character). */
+enum {
+	OPT_RAW = 256,
+	OPT_IEC,
+	OPT_SI,
+	OPT_HELP,	/* --help where -h is --human-readable */
+};
+
+/* The unit options, for a command's struct option array. */
+#define SIZE_UNITS_LONGOPTS						\
+	{ "raw", no_argument, NULL, OPT_RAW },				\
+	{ "bytes", no_argument, NULL, 'b' },				\
+	{ "human-readable", no_argument, NULL, 'h' },			\
+	{ "iec", no_argument, NULL, OPT_IEC },				\
+	{ "si", no_argument, NULL, OPT_SI },				\
+	{ "kbytes", no_argument, NULL, 'k' },				\
+	{ "mbytes", no_argument, NULL, 'm' },				\
+	{ "gbytes", no_argument, NULL, 'g' },				\
+	{ "tbytes", no_argument, NULL, 't' }
+#define SIZE_UNITS_SHORTOPTS	"bhHkmgt"
+/* The lines of a usage array that describe them. */
+#define SIZE_UNITS_USAGE						\
+	"--raw, -b         sizes in bytes",				\
+	"-h, --human-readable",						\
+	"                  sizes in the unit that fits (the default)",	\
+	"-H                human-readable in powers of 1000",		\
+	"--iec, --si       powers of 1024 (KiB, the default) or 1000 (kB)", \
+	"-k, -m, -g, -t    sizes in KiB, MiB, GiB or TiB (kB... with --si)"
+
+/* Apply unit option @c to @u; 0 if @c is not one. */
+int size_units_option(int c, struct size_units *u);
+/* @bytes as @u asks: "1.50GiB", "1610612736" (raw) or "1.61GB" (--si). */
+void format_size(char *buf, size_t len, uint64_t bytes,
+		 const struct size_units *u);
 /* The 36-character form of a 16-byte UUID; @buf holds 37 bytes. */
 void format_uuid(char *buf, const unsigned char *uuid);
 
@@ -27,6 +84,8 @@ int usage_error(const char * const *usage, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void error_path(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+int heat_getopt(int argc, char **argv, const char *shortopts,
+		const struct option *longopts, const char * const *usage);
 
 /* top.c, where.c, mover.c */
 int cmd_top(int argc, char **argv);

@@ -31,21 +31,23 @@ struct stats {
 };
 
 static const char * const cmd_status_usage[] = {
-	"heatctl status [--json] <mountpoint>",
+	"heatctl status [options] <mountpoint>",
 	"Show the hot data mover's state, settings and counters.",
 	"",
-	"--json            print a JSON object",
-	"-h, --help        show this help",
+	"-j, --json        print a JSON object; sizes in bytes",
+	SIZE_UNITS_USAGE,
+	"--help            show this help",
 	NULL
 };
 
 static const char * const cmd_migrate_usage[] = {
-	"heatctl migrate [--json] <mountpoint>",
+	"heatctl migrate [options] <mountpoint>",
 	"Run one mover pass now, wait for it and report what it did.",
 	"Needs root and a mount with -o hotdatamove.",
 	"",
-	"--json            print a JSON object",
-	"-h, --help        show this help",
+	"-j, --json        print a JSON object; sizes in bytes",
+	SIZE_UNITS_USAGE,
+	"--help            show this help",
 	NULL
 };
 
@@ -188,29 +190,51 @@ static void print_skipped(const struct stats *st, const struct stats *base)
 	printf("\n");
 }
 
-static int parse_args(int argc, char **argv, const char * const *usage,
-		      int *json, const char **path)
+/*
+ * @v as @u asks, in one of eight buffers that take turns, so that one
+ * printf() can show several sizes.
+ */
+static const char *size_str(const struct size_units *u, unsigned long long v)
 {
-	int i;
+	static char buf[8][32];
+	static unsigned int next;
+	char *b = buf[next++ % 8];
+
+	format_size(b, sizeof(buf[0]), v, u);
+	return b;
+}
+
+static int parse_args(int argc, char **argv, const char * const *usage,
+		      int *json, const char **path, struct size_units *units)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, OPT_HELP },
+		SIZE_UNITS_LONGOPTS,
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
 
 	*json = 0;
-	*path = NULL;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	*units = SIZE_UNITS_DEFAULT;
+	while ((c = heat_getopt(argc, argv, "j" SIZE_UNITS_SHORTOPTS, longopts,
+				usage)) != -1) {
+		if (size_units_option(c, units))
+			continue;
+		switch (c) {
+		case 'j':
+			*json = 1;
+			break;
+		case OPT_HELP:
 			usage_print(stdout, usage);
 			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			*json = 1;
-		} else if (argv[i][0] == '-') {
-			return usage_error(usage, "unknown option '%s'", argv[i]);
-		} else if (*path) {
-			return usage_error(usage, "one mount point expected");
-		} else {
-			*path = argv[i];
+		default:
+			return 2;
 		}
 	}
-	if (!*path)
+	if (optind != argc - 1)
 		return usage_error(usage, "one mount point expected");
+	*path = argv[optind];
 	return -1;
 }
 
@@ -230,12 +254,12 @@ static int stats_error(const char *path, int err)
  * the exit status.
  */
 static int mover_prologue(int argc, char **argv, const char * const *usage,
-			  int *json, const char **path, char *dir, size_t len,
-			  struct stats *st)
+			  int *json, const char **path, struct size_units *units,
+			  char *dir, size_t len, struct stats *st)
 {
 	int ret;
 
-	ret = parse_args(argc, argv, usage, json, path);
+	ret = parse_args(argc, argv, usage, json, path, units);
 	if (ret >= 0)
 		return ret;
 	if (hot_dir(*path, dir, len) < 0)
@@ -256,13 +280,14 @@ int cmd_status(int argc, char **argv)
 	};
 	char dir[128], state[32], val[12][32], when[64];
 	const char *path;
+	struct size_units units;
 	struct stats st;
 	unsigned long long used, cap;
 	int json, ret;
 	size_t i;
 
-	ret = mover_prologue(argc, argv, cmd_status_usage, &json, &path, dir,
-			     sizeof(dir), &st);
+	ret = mover_prologue(argc, argv, cmd_status_usage, &json, &path, &units,
+			     dir, sizeof(dir), &st);
 	if (ret >= 0)
 		return ret;
 	ret = read_knob(dir, "mover_state", state, sizeof(state));
@@ -296,28 +321,32 @@ int cmd_status(int argc, char **argv)
 	printf("passes:       %llu, last %s, %llu ms, %s\n",
 	       stat_get(&st, "passes"), when, stat_get(&st, "last_pass_ms"),
 	       st.result);
-	printf("promoted:     %llu ranges, %llu bytes\n",
-	       stat_get(&st, "promoted_ranges"), stat_get(&st, "promoted_bytes"));
-	printf("demoted:      %llu ranges, %llu bytes\n",
-	       stat_get(&st, "demoted_ranges"), stat_get(&st, "demoted_bytes"));
+	printf("promoted:     %llu ranges, %s\n",
+	       stat_get(&st, "promoted_ranges"),
+	       size_str(&units, stat_get(&st, "promoted_bytes")));
+	printf("demoted:      %llu ranges, %s\n",
+	       stat_get(&st, "demoted_ranges"),
+	       size_str(&units, stat_get(&st, "demoted_bytes")));
 	print_skipped(&st, NULL);
-	printf("fast tier:    %llu of %llu bytes used (%llu%%) after the last pass, watermarks %s%%..%s%%\n",
-	       used, cap, cap ? used * 100 / cap : 0, val[3], val[4]);
-	printf("policy:       promote at temperature %s, demote under %s, %s bytes per pass\n",
-	       val[1], val[2], val[5]);
-	printf("tracking:     %s ranges, %s bytes of memory\n", val[7], val[6]);
-	printf("displacement: hotter by %s to displace, %llu bytes displaced; grace after mount %s s\n",
-	       val[8], stat_get(&st, "displaced_bytes"), val[9]);
+	printf("fast tier:    %s of %s used (%llu%%) after the last pass, watermarks %s%%..%s%%\n",
+	       size_str(&units, used), size_str(&units, cap), cap ? used * 100 / cap : 0, val[3], val[4]);
+	printf("policy:       promote at temperature %s, demote under %s, %s per pass\n",
+	       val[1], val[2], size_str(&units, strtoull(val[5], NULL, 10)));
+	printf("tracking:     %s ranges, %s of memory\n", val[7],
+	       size_str(&units, strtoull(val[6], NULL, 10)));
+	printf("displacement: hotter by %s to displace, %s displaced; grace after mount %s s\n",
+	       val[8], size_str(&units, stat_get(&st, "displaced_bytes")),
+	       val[9]);
 	if (strcmp(val[11], "0"))
 		printf("stopped:      data idle for %s of its mean intervals counts as cold\n",
 		       val[11]);
 	else
 		printf("stopped:      off\n");
-	printf("hot writes:   %llu bytes written to the fast tier\n",
-	       stat_get(&st, "hot_written_bytes"));
-	printf("snapshots:    unshare from read-only snapshots %s, %llu bytes unshared\n",
+	printf("hot writes:   %s written to the fast tier\n",
+	       size_str(&units, stat_get(&st, "hot_written_bytes")));
+	printf("snapshots:    unshare from read-only snapshots %s, %s unshared\n",
 	       strcmp(val[10], "1") ? "off" : "on",
-	       stat_get(&st, "unshared_bytes"));
+	       size_str(&units, stat_get(&st, "unshared_bytes")));
 	printf("fast full:    %llu passes, errors: %llu\n",
 	       stat_get(&st, "fast_full"), stat_get(&st, "errors"));
 	return 0;
@@ -327,11 +356,12 @@ int cmd_migrate(int argc, char **argv)
 {
 	char dir[128], file[160];
 	const char *path;
+	struct size_units units;
 	struct stats before, after;
 	int json, ret, fd;
 
-	ret = mover_prologue(argc, argv, cmd_migrate_usage, &json, &path, dir,
-			     sizeof(dir), &before);
+	ret = mover_prologue(argc, argv, cmd_migrate_usage, &json, &path,
+			     &units, dir, sizeof(dir), &before);
 	if (ret >= 0)
 		return ret;
 
@@ -369,19 +399,19 @@ int cmd_migrate(int argc, char **argv)
 	}
 	printf("pass:         %llu ms, %s\n", stat_get(&after, "last_pass_ms"),
 	       after.result);
-	printf("promoted:     %llu ranges, %llu bytes\n",
+	printf("promoted:     %llu ranges, %s\n",
 	       stat_get(&after, "promoted_ranges") -
 	       stat_get(&before, "promoted_ranges"),
-	       stat_get(&after, "promoted_bytes") -
-	       stat_get(&before, "promoted_bytes"));
-	printf("demoted:      %llu ranges, %llu bytes\n",
+	       size_str(&units, stat_get(&after, "promoted_bytes") -
+			stat_get(&before, "promoted_bytes")));
+	printf("demoted:      %llu ranges, %s\n",
 	       stat_get(&after, "demoted_ranges") -
 	       stat_get(&before, "demoted_ranges"),
-	       stat_get(&after, "demoted_bytes") -
-	       stat_get(&before, "demoted_bytes"));
+	       size_str(&units, stat_get(&after, "demoted_bytes") -
+			stat_get(&before, "demoted_bytes")));
 	print_skipped(&after, &before);
-	printf("fast tier:    %llu of %llu bytes used\n",
-	       stat_get(&after, "fast_used_bytes"),
-	       stat_get(&after, "fast_capacity_bytes"));
+	printf("fast tier:    %s of %s used\n",
+	       size_str(&units, stat_get(&after, "fast_used_bytes")),
+	       size_str(&units, stat_get(&after, "fast_capacity_bytes")));
 	return 0;
 }

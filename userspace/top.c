@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,19 +142,22 @@ int cmd_top(int argc, char **argv)
 	struct btrfs_ioctl_fs_info_args fsinfo;
 	struct heat_entry *v = NULL;
 	bool ranges = false, json = false;
-	char uuid[40], file[256], *end;
+	char uuid[40], file[256];
 	const char *mnt;
 	struct statfs sfs;
 	size_t nr = 0, i;
-	long count = 10;
+	uint64_t count = 10;
 	int c, fd, ret;
 
-	while ((c = getopt_long(argc, argv, "+n:rjh", longopts, NULL)) != -1) {
+	while ((c = heat_getopt(argc, argv, "n:rjh", longopts,
+				cmd_top_usage)) != -1) {
 		switch (c) {
 		case 'n':
-			count = strtol(optarg, &end, 10);
-			if (*end || count < 1)
-				return usage_error(cmd_top_usage, "invalid count '%s'", optarg);
+			if (parse_u64(optarg, &count) || count < 1 ||
+			    count > INT_MAX)
+				return usage_error(cmd_top_usage,
+						   "invalid count '%s': a number from 1 to %d",
+						   optarg, INT_MAX);
 			break;
 		case 'r':
 			ranges = true;
@@ -165,7 +169,7 @@ int cmd_top(int argc, char **argv)
 			usage_print(stdout, cmd_top_usage);
 			return 0;
 		default:
-			return usage_error(cmd_top_usage, "unknown option");
+			return 2;
 		}
 	}
 	if (optind != argc - 1)

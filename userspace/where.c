@@ -4,8 +4,10 @@
  *
  * Independent of heat tracking: FIEMAP gives the file's extents as btrfs
  * logical addresses, the chunk tree (BTRFS_IOC_TREE_SEARCH, root only)
- * maps them to device stripes, and a device is fast when the block layer
- * says it is not rotational (/sys/class/block/<dev>/queue/rotational).
+ * maps them to device stripes, and a device is on the tier the kernel
+ * places data by (/sys/fs/btrfs/<fsid>/devinfo/<devid>/tier, which an
+ * operator may override), or, on a kernel without tiers, fast when the
+ * block layer says it is not rotational.
  * A chunk with several stripes (DUP, RAID1) counts once, on the tier of
  * its first stripe's device; "mixed" when its stripes disagree.
  */
@@ -41,11 +43,12 @@ const char * const cmd_where_usage[] = {
 	"Show how many bytes of each file lie on fast and on slow devices.",
 	"",
 	"Uses FIEMAP and the chunk tree, not heat tracking: needs root. A device",
-	"is fast when the kernel reports it non-rotational. Inline, delalloc and",
-	"hole bytes are on no device.",
+	"is on the tier the kernel gives it (devinfo/<devid>/tier in sysfs).",
+	"Inline, delalloc and hole bytes are on no device.",
 	"",
-	"-j, --json        print JSON (see heatctl(8))",
-	"-h, --help        show this help",
+	"-j, --json        print JSON (see heatctl(8)); sizes in bytes",
+	SIZE_UNITS_USAGE,
+	"--help            show this help",
 	NULL
 };
 
@@ -64,15 +67,42 @@ struct fs_map {
 	size_t nr;
 };
 
-/* Is the device with this devid non-rotational? -1 if unknown. */
-static int dev_fast(int fd, uint64_t devid)
+/* The kernel's tier of device @devid: 1 fast, 0 slow, -1 if it has none. */
+static int dev_tier(const char *fsid, uint64_t devid)
+{
+	char sys[128], buf[16] = "";
+	FILE *f;
+
+	snprintf(sys, sizeof(sys), "/sys/fs/btrfs/%s/devinfo/%llu/tier", fsid,
+		 (unsigned long long)devid);
+	f = fopen(sys, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	/* "fast" or "slow", then " (auto)" when not overridden. */
+	if (!strncmp(buf, "fast", 4))
+		return 1;
+	if (!strncmp(buf, "slow", 4))
+		return 0;
+	return -1;
+}
+
+/*
+ * Is the device with this devid fast? The kernel's tier, or on a kernel
+ * without tiers whether the device is non-rotational; -1 if unknown.
+ */
+static int dev_fast(int fd, const char *fsid, uint64_t devid)
 {
 	struct btrfs_ioctl_dev_info_args di;
 	char path[PATH_MAX], sys[PATH_MAX + 64];
 	struct stat st;
 	FILE *f;
-	int rot = -1;
+	int rot = dev_tier(fsid, devid);
 
+	if (rot >= 0)
+		return rot;
 	memset(&di, 0, sizeof(di));
 	di.devid = devid;
 	if (ioctl(fd, BTRFS_IOC_DEV_INFO, &di) < 0)
@@ -103,12 +133,17 @@ static int load_chunks(int fd, struct fs_map *map)
 	struct btrfs_ioctl_search_args_v2 *args;
 	struct btrfs_ioctl_search_header *sh;
 	uint64_t min_offset = 0;
+	struct btrfs_ioctl_fs_info_args fsinfo;
+	char fsid[40] = "";
 	int devfast[256];
 	size_t off, i;
 	int ret = 0;
 
 	for (i = 0; i < 256; i++)
 		devfast[i] = -2;
+	memset(&fsinfo, 0, sizeof(fsinfo));
+	if (ioctl(fd, BTRFS_IOC_FS_INFO, &fsinfo) == 0)
+		format_uuid(fsid, fsinfo.fsid);
 	args = calloc(1, sizeof(*args) + bufsz);
 	if (!args)
 		return -ENOMEM;
@@ -149,7 +184,7 @@ static int load_chunks(int fd, struct fs_map *map)
 				if (devid < 256 && devfast[devid] != -2) {
 					f = devfast[devid];
 				} else {
-					f = dev_fast(fd, devid);
+					f = dev_fast(fd, fsid, devid);
 					if (devid < 256)
 						devfast[devid] = f;
 				}
@@ -245,22 +280,28 @@ int cmd_where(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "help", no_argument, NULL, OPT_HELP },
+		SIZE_UNITS_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
+	struct size_units units = SIZE_UNITS_DEFAULT;
 	bool json = false;
 	int c, i, ret = 0, nr_out = 0;
+	char size[32];
 
-	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
+	while ((c = heat_getopt(argc, argv, "j" SIZE_UNITS_SHORTOPTS, longopts,
+				cmd_where_usage)) != -1) {
+		if (size_units_option(c, &units))
+			continue;
 		switch (c) {
 		case 'j':
 			json = true;
 			break;
-		case 'h':
+		case OPT_HELP:
 			usage_print(stdout, cmd_where_usage);
 			return 0;
 		default:
-			return usage_error(cmd_where_usage, "unknown option");
+			return 2;
 		}
 	}
 	if (optind >= argc)
@@ -312,8 +353,8 @@ int cmd_where(int argc, char **argv)
 			for (t = 0; t < NR_TIERS; t++) {
 				if (!bytes[t] && t >= TIER_MIXED)
 					continue;
-				printf("\t%-6s %14llu bytes  %5.1f%%\n", tier_names[t],
-				       (unsigned long long)bytes[t],
+				format_size(size, sizeof(size), bytes[t], &units);
+				printf("\t%-6s %14s  %5.1f%%\n", tier_names[t], size,
 				       total ? 100.0 * (double)bytes[t] / (double)total : 0.0);
 			}
 		}

@@ -94,6 +94,20 @@ is "get-opts -r lists the directory and its files" \
 	"$(heatctl get-opts -r --json $MNT/d | jq length)" 4
 check "get-opts prints value and path" \
 	sh -c "heatctl get-opts $MNT/d/f0 | grep -q '^track  *$MNT/d/f0\$'"
+# -r stays on the filesystem it starts on: a tmpfs mounted below is not
+# walked (its files have no hot data options, so walking it fails).
+mkdir $MNT/d/other
+mount -t tmpfs none $MNT/d/other && touch $MNT/d/other/x
+out=$(heatctl get-opts -r --json $MNT/d 2>&1); rc=$?
+check "get-opts -r does not cross into another mounted filesystem (0, four entries)" \
+	sh -c "[ $rc = 0 ] && [ \"\$(echo '$out' | jq length)\" = 4 ]"
+heatctl set-opts -r move $MNT/d; rc=$?
+is "set-opts -r succeeds beside the mount point" "$rc" 0
+is "...and set what is on btrfs" "$(heatctl get-opts --json $MNT/d/f0 | jq -r '.[0].opts')" move
+umount $MNT/d/other
+rmdir $MNT/d/other
+is "set-opts --json prints what it set" \
+	"$(heatctl set-opts track $MNT/d/f0 --json | jq -r '.[0].opts')" track
 check "the man page is installed" test -s /usr/share/man/man8/heatctl.8
 umount $MNT
 
@@ -139,8 +153,18 @@ for f in $MNT/b/f0 $MNT/c/f0; do
 	[ "$sb" = 0 ] && [ "$dev" = "$SLOW_DEV" ] && not_ok "where says none of $f is slow, the chunk tree disagrees"
 done
 is "data landed on the slow tier too, so both tiers were checked" $seen_slow 1
-check "where prints tiers with percentages" \
-	sh -c "heatctl where $MNT/a/f0 | grep -q 'fast .* 4194304 bytes  100.0%'"
+check "where prints human-readable sizes with percentages" \
+	sh -c "heatctl where $MNT/a/f0 | grep -q 'fast *4.00MiB  100.0%'"
+check "...in bytes with --raw, in kB with --si -k" \
+	sh -c "heatctl where --raw $MNT/a/f0 | grep -q 'fast *4194304  100.0%' &&
+	       heatctl where $MNT/a/f0 --si -k | grep -q 'fast *4194.30kB  100.0%'"
+# The tiers come from the kernel: with the NVMe overridden to slow, where
+# says what the mover now sees.
+T=/sys/fs/btrfs/$(fs_uuid)/devinfo/$(devid_of "$FAST_DEV")/tier
+echo slow >"$T"
+is "where follows an override of the NVMe's tier to slow" "$(where_json $MNT/a/f0 slow_bytes)" 4194304
+echo auto >"$T"
+is "...and back to fast when it is lifted" "$(where_json $MNT/a/f0 fast_bytes)" 4194304
 out=$(as_user heatctl where $MNT/a/f0 2>&1); rc=$?
 check "where as an unprivileged user fails (1) and says it needs root" \
 	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'needs root'"
