@@ -1,12 +1,14 @@
 #!/bin/sh
 # shellcheck shell=dash
 # runtime: 90 s (warm run, debug kernel; the runner starts the longest first)
-# Balance keeps tiers (issue #15): with hotdatamove, a full balance of the
-# data relocates every data block group, and each extent lands again on
-# the tier its block group was on, so a tuned filesystem stays tuned. The
+# Balance keeps tiers, and a tier override survives a remount (issue
+# #15). With hotdatamove, a full balance of the data relocates every data
+# block group, and each extent lands again on the tier its block group
+# was on, so a tuned filesystem stays tuned. The
 # tiers come from FIEMAP and the chunk tree (fast_bytes), the relocation
 # from the logical addresses FIEMAP reports before and after, and nothing
-# lost from checksums, scrub and btrfs check.
+# lost from checksums, scrub and btrfs check. The override is read back
+# from the chunk tree and the superblock by btrfs-progs.
 . /test/lib/tap.sh
 . /test/lib/guest.sh
 . /test/lib/heat.sh
@@ -65,6 +67,36 @@ is "heatctl where agrees: $w0 bytes on the fast tier before and after" "$(where_
 sums $MNT/d/f* >/tmp/sums.after
 check "every file holds its data" cmp -s /tmp/sums.before /tmp/sums.after
 check "scrub is clean" scrub_clean $MNT
+
+# ---- the tier override is stored in the device item's type ----
+D=/sys/fs/btrfs/$(fs_uuid)/devinfo
+F=$(devid_of "$FAST_DEV")
+# dev_type DEVID: the type of the device item, as btrfs-progs reads it.
+dev_type() {
+	btrfs inspect-internal dump-tree -t chunk "$SLOW_DEV" 2>/dev/null | awk -v id="$1" '
+		/DEV_ITEMS DEV_ITEM/ { want = ($0 ~ "DEV_ITEM " id "\\)") }
+		want && /io_align/ { for (i = 1; i < NF; i++) if ($i == "type") print $(i + 1); exit }'
+}
+echo slow >"$D/$F/tier" || bail "the tier override was refused"
+sync
+is "an override of the NVMe to slow is in its device item (type 1)" "$(dev_type "$F")" 1
+umount $MNT
+is "...and in its superblock's copy" \
+	"$(btrfs inspect-internal dump-super "$FAST_DEV" | awk '$1 == "dev_item.type" { print $2 }')" 1
+check "btrfs check is clean with the override stored" btrfs check --readonly "$SLOW_DEV"
+mount -o hotdatamove "$SLOW_DEV" $MNT || bail "mount failed"
+is "the override survives the remount" "$(cat "$D/$F/tier")" slow
+is "...and the mover sees one tier" "$(cat "$(hot_sysfs)/mover_state")" "idle (one tier)"
+echo auto >"$D/$F/tier"
+umount $MNT
+mount -o ro "$SLOW_DEV" $MNT || bail "mount -o ro failed"
+is "auto is stored too: the NVMe is fast again after a remount" "$(cat "$D/$F/tier")" "fast (auto)"
+rc=0
+echo slow >"$D/$F/tier" || rc=1
+is "on a read-only mount an override is taken" "$rc:$(cat "$D/$F/tier")" 0:slow
+umount $MNT
+mount "$SLOW_DEV" $MNT || bail "mount failed"
+is "...for that mount only" "$(cat "$D/$F/tier")" "fast (auto)"
 umount $MNT
 check "btrfs check is clean" btrfs check --readonly "$SLOW_DEV"
 done_testing
