@@ -15,6 +15,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,6 +47,9 @@ const char * const cmd_where_usage[] = {
 	"is on the tier the kernel gives it (devinfo/<devid>/tier in sysfs).",
 	"Inline, delalloc and hole bytes are on no device.",
 	"",
+	"-r, --recursive   add up the files below each directory, on the same",
+	"                  filesystem, and show the directories with the most",
+	"                  bytes on the fast tier",
 	"-j, --json        print JSON (see heatctl(8)); sizes in bytes",
 	SIZE_UNITS_USAGE,
 	"--help            show this help",
@@ -213,14 +217,22 @@ out:
 	return ret;
 }
 
+/* The chunk tree lists chunks by logical address: a binary search. */
 static enum tier tier_of(const struct fs_map *map, uint64_t logical)
 {
-	size_t i;
+	size_t lo = 0, hi = map->nr;
 
-	for (i = 0; i < map->nr; i++)
-		if (logical >= map->chunks[i].start &&
-		    logical < map->chunks[i].start + map->chunks[i].len)
-			return map->chunks[i].tier;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct chunk *c = &map->chunks[mid];
+
+		if (logical < c->start)
+			hi = mid;
+		else if (logical >= c->start + c->len)
+			lo = mid + 1;
+		else
+			return c->tier;
+	}
 	return TIER_NONE;
 }
 
@@ -276,26 +288,159 @@ static int file_tiers(int fd, const struct fs_map *map, uint64_t *bytes,
 	return 0;
 }
 
+#define TOP_DIRS	10
+
+/* A directory and the bytes of the files below it. */
+struct dir_use {
+	char *path;
+	uint64_t fast, total;
+};
+
+/*
+ * where -r: one walk in progress (nftw() passes no context pointer).
+ * level[i] adds up the files below the directory being walked at depth i.
+ */
+static struct tree_walk {
+	const struct fs_map *map;
+	uint64_t bytes[NR_TIERS];
+	uint64_t files;
+	struct dir_use *level;
+	int nr_levels;
+	struct dir_use top[TOP_DIRS];	/* most fast bytes first */
+	int nr_top;
+	int err;
+} tw;
+
+static void top_insert(const char *path, uint64_t fast, uint64_t total)
+{
+	int i;
+
+	if (!fast || (tw.nr_top == TOP_DIRS && fast <= tw.top[TOP_DIRS - 1].fast))
+		return;
+	if (tw.nr_top == TOP_DIRS)
+		free(tw.top[--tw.nr_top].path);
+	for (i = tw.nr_top; i > 0 && tw.top[i - 1].fast < fast; i--)
+		tw.top[i] = tw.top[i - 1];
+	tw.top[i].path = strdup(path);
+	tw.top[i].fast = fast;
+	tw.top[i].total = total;
+	tw.nr_top++;
+}
+
+static int tree_walk_fn(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	uint64_t bytes[NR_TIERS] = { 0 };
+	struct dir_use *l;
+	int fd, err, t;
+
+	if (ftw->level + 1 >= tw.nr_levels) {
+		l = realloc(tw.level, (ftw->level + 2) * sizeof(*l));
+		if (!l) {
+			tw.err = -ENOMEM;
+			return 1;
+		}
+		memset(l + tw.nr_levels, 0,
+		       (ftw->level + 2 - tw.nr_levels) * sizeof(*l));
+		tw.level = l;
+		tw.nr_levels = ftw->level + 2;
+	}
+	if (type == FTW_DNR || type == FTW_NS) {
+		error_path(path, "cannot read");
+		tw.err = -EACCES;
+		return 0;
+	}
+	if (type == FTW_DP) {
+		/* Everything below it is counted: pass it up. */
+		l = &tw.level[ftw->level + 1];
+		if (ftw->level > 0)
+			top_insert(path, l->fast, l->total);
+		tw.level[ftw->level].fast += l->fast;
+		tw.level[ftw->level].total += l->total;
+		l->fast = 0;
+		l->total = 0;
+		return 0;
+	}
+	if (!S_ISREG(st->st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		error_path(path, "%s", strerror(errno));
+		tw.err = -errno;
+		return 0;
+	}
+	err = file_tiers(fd, tw.map, bytes, 0, FIEMAP_MAX_OFFSET);
+	close(fd);
+	if (err) {
+		error_path(path, "%s", strerror(-err));
+		tw.err = err;
+		return 0;
+	}
+	tw.files++;
+	l = &tw.level[ftw->level];
+	for (t = 0; t < NR_TIERS; t++) {
+		tw.bytes[t] += bytes[t];
+		l->total += bytes[t];
+	}
+	l->fast += bytes[TIER_FAST];
+	return 0;
+}
+
+/*
+ * The files below @path, on its filesystem only, added up in @bytes;
+ * their count in tw.files and the directories with the most fast bytes
+ * in tw.top. Returns 0 or the last negative errno met; the sums hold
+ * what could be read.
+ */
+static int tree_tiers(const char *path, const struct fs_map *map,
+		      uint64_t *bytes)
+{
+	int t;
+
+	memset(&tw, 0, sizeof(tw));
+	tw.map = map;
+	if (nftw(path, tree_walk_fn, 32, FTW_PHYS | FTW_MOUNT | FTW_DEPTH) < 0 &&
+	    !tw.err)
+		tw.err = -errno;
+	for (t = 0; t < NR_TIERS; t++)
+		bytes[t] = tw.bytes[t];
+	free(tw.level);
+	return tw.err;
+}
+
+static void tree_free(void)
+{
+	int i;
+
+	for (i = 0; i < tw.nr_top; i++)
+		free(tw.top[i].path);
+	tw.nr_top = 0;
+}
+
 int cmd_where(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "recursive", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, OPT_HELP },
 		SIZE_UNITS_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct size_units units = SIZE_UNITS_DEFAULT;
-	bool json = false;
+	bool json = false, recursive = false;
 	int c, i, ret = 0, nr_out = 0;
-	char size[32];
+	char size[32], size2[32];
 
-	while ((c = heat_getopt(argc, argv, "j" SIZE_UNITS_SHORTOPTS, longopts,
+	while ((c = heat_getopt(argc, argv, "jr" SIZE_UNITS_SHORTOPTS, longopts,
 				cmd_where_usage)) != -1) {
 		if (size_units_option(c, &units))
 			continue;
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'r':
+			recursive = true;
 			break;
 		case OPT_HELP:
 			usage_print(stdout, cmd_where_usage);
@@ -329,8 +474,16 @@ int cmd_where(int argc, char **argv)
 			continue;
 		}
 		err = load_chunks(fd, &map);
-		if (!err)
+		if (!err && recursive) {
+			err = tree_tiers(argv[i], &map, bytes);
+			/* A file that failed is named; the sums go on. */
+			if (err) {
+				ret = 1;
+				err = 0;
+			}
+		} else if (!err) {
 			err = file_tiers(fd, &map, bytes, 0, FIEMAP_MAX_OFFSET);
+		}
 		free(map.chunks);
 		close(fd);
 		if (err) {
@@ -347,9 +500,25 @@ int cmd_where(int argc, char **argv)
 			for (t = 0; t < NR_TIERS; t++)
 				printf(", \"%s_bytes\": %llu", tier_names[t],
 				       (unsigned long long)bytes[t]);
+			if (recursive) {
+				printf(", \"files\": %llu, \"top_dirs\": [",
+				       (unsigned long long)tw.files);
+				for (t = 0; t < tw.nr_top; t++) {
+					printf("%s{\"path\": ", t ? ", " : "");
+					json_print_string(stdout, tw.top[t].path);
+					printf(", \"fast_bytes\": %llu, \"bytes\": %llu}",
+					       (unsigned long long)tw.top[t].fast,
+					       (unsigned long long)tw.top[t].total);
+				}
+				printf("]");
+			}
 			printf("}");
 		} else {
-			printf("%s:\n", argv[i]);
+			if (recursive)
+				printf("%s: %llu files\n", argv[i],
+				       (unsigned long long)tw.files);
+			else
+				printf("%s:\n", argv[i]);
 			for (t = 0; t < NR_TIERS; t++) {
 				if (!bytes[t] && t >= TIER_MIXED)
 					continue;
@@ -357,7 +526,18 @@ int cmd_where(int argc, char **argv)
 				printf("\t%-6s %14s  %5.1f%%\n", tier_names[t], size,
 				       total ? 100.0 * (double)bytes[t] / (double)total : 0.0);
 			}
+			if (recursive && tw.nr_top)
+				printf("\ttop directories by fast-tier use:\n");
+			for (t = 0; recursive && t < tw.nr_top; t++) {
+				format_size(size, sizeof(size), tw.top[t].fast, &units);
+				format_size(size2, sizeof(size2), tw.top[t].total,
+					    &units);
+				printf("\t%14s of %-14s %s\n", size, size2,
+				       tw.top[t].path);
+			}
 		}
+		if (recursive)
+			tree_free();
 	}
 	if (json)
 		printf("%s]\n", nr_out ? "\n" : "");

@@ -153,6 +153,20 @@ for f in $MNT/b/f0 $MNT/c/f0; do
 	[ "$sb" = 0 ] && [ "$dev" = "$SLOW_DEV" ] && not_ok "where says none of $f is slow, the chunk tree disagrees"
 done
 is "data landed on the slow tier too, so both tiers were checked" $seen_slow 1
+# where -r adds up the same files and ranks their directories.
+sum=0
+for f in $MNT/a/f0 $MNT/b/f0 $MNT/c/f0; do
+	sum=$((sum + $(where_json $f fast_bytes)))
+done
+heatctl where -r --json $MNT >/tmp/wr.json
+is "where -r counts the three files" "$(jq '.[0].files' /tmp/wr.json)" 3
+is "where -r: the fast bytes of the tree are those of its files" \
+	"$(jq '.[0].fast_bytes' /tmp/wr.json)" $sum
+is "...and the first of the top directories holds the most of them" \
+	"$(jq -r '.[0].top_dirs[0].fast_bytes' /tmp/wr.json)" \
+	"$(for d in a b c; do where_json $MNT/$d/f0 fast_bytes; done | sort -n | tail -1)"
+check "where -r prints the top directories" \
+	sh -c "heatctl where -r $MNT | grep -q 'top directories by fast-tier use'"
 check "where prints human-readable sizes with percentages" \
 	sh -c "heatctl where $MNT/a/f0 | grep -q 'fast *4.00MiB  100.0%'"
 check "...in bytes with --raw, in kB with --si -k" \
