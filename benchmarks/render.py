@@ -546,6 +546,54 @@ def render_policy(d, w):
         w("")
 
 
+def render_readpolicy(d, w):
+    """Section 5: the read-policy run of benchmarks/run-readpolicy, if any."""
+    path = os.path.join(d, "readpolicy.json")
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        rp = json.load(f)
+    runs = rp["result"]["runs"]
+    w("## 5. Read policy")
+    w("")
+    w("raid1 metadata over the SATA disk (dm-delay, as in section 1) and"
+      " the NVMe; %d files of 1 KiB (inline, so metadata) in four trees;"
+      " each workload run by four processes at once, one per tree, over a"
+      " cold cache (a remount before each run), `read_policy` `pid` (the"
+      " default) against `tier`, in %d interleaved rounds"
+      " (`benchmarks/run-readpolicy`, %s kernel, series %s, %s). `stat`:"
+      " find and stat every file; `small`: read every file. Medians with"
+      " the min-max range; read requests per device from"
+      " `/sys/block/*/stat`." % (
+          rp["result"]["setup"]["files"], max(r["round"] for r in runs),
+          rp["kernel"], rp["commit"], rp["date"]))
+    w("")
+    w("| workload | policy | ms | disk reads | NVMe reads | share from the disk |")
+    w("|---|---|---:|---:|---:|---:|")
+    med = {}
+    for wl in ("stat", "small"):
+        for pol in ("pid", "tier"):
+            xs = [r for r in runs if r["workload"] == wl and r["policy"] == pol]
+            if not xs:
+                continue
+            ms = sorted(r["ms"] for r in xs)
+            sr = sorted(r["slow_reads"] for r in xs)
+            fr = sorted(r["fast_reads"] for r in xs)
+            m = ms[len(ms) // 2]
+            med[(wl, pol)] = m
+            tot = sum(r["slow_reads"] + r["fast_reads"] for r in xs)
+            w("| %s | %s | %d (%d-%d) | %d (%d-%d) | %d (%d-%d) | %.0f %% |" % (
+                wl, pol, m, ms[0], ms[-1], sr[len(sr) // 2], sr[0], sr[-1],
+                fr[len(fr) // 2], fr[0], fr[-1],
+                100.0 * sum(r["slow_reads"] for r in xs) / max(tot, 1)))
+    w("")
+    for wl in ("stat", "small"):
+        if (wl, "pid") in med and (wl, "tier") in med and med[(wl, "tier")]:
+            w("- **%s**: `tier` takes %.2fx the time of `pid` (medians)." % (
+                wl, med[(wl, "tier")] / med[(wl, "pid")]))
+    w("")
+
+
 def main():
     d = sys.argv[1]
     tl, ov, sc = load(d, "timeline"), load(d, "overhead"), load(d, "scale")
@@ -659,6 +707,7 @@ def main():
     w("")
     render_beside_aging(s, w)
     render_policy(d, w)
+    render_readpolicy(d, w)
     with open(md_path, "w") as f:
         f.write("\n".join(out))
     print("rendered %s" % md_path)

@@ -47,6 +47,7 @@ enum {
 	OPT_IEC,
 	OPT_SI,
 	OPT_HELP,	/* --help where -h is --human-readable */
+	OPT_HISTORY,
 };
 
 /* The unit options, for a command's struct option array. */

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ static const char * const cmd_status_usage[] = {
 	"Show the hot data mover's state, settings and counters.",
 	"",
 	"-j, --json        print a JSON object; sizes in bytes",
+	"--history         also the last 16 passes, oldest first",
 	SIZE_UNITS_USAGE,
 	"--help            show this help",
 	NULL
@@ -205,10 +207,12 @@ static const char *size_str(const struct size_units *u, unsigned long long v)
 }
 
 static int parse_args(int argc, char **argv, const char * const *usage,
-		      int *json, const char **path, struct size_units *units)
+		      int *json, const char **path, struct size_units *units,
+		      int *history)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "history", no_argument, NULL, OPT_HISTORY },
 		{ "help", no_argument, NULL, OPT_HELP },
 		SIZE_UNITS_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
@@ -216,6 +220,7 @@ static int parse_args(int argc, char **argv, const char * const *usage,
 	int c;
 
 	*json = 0;
+	*history = 0;
 	*units = SIZE_UNITS_DEFAULT;
 	while ((c = heat_getopt(argc, argv, "j" SIZE_UNITS_SHORTOPTS, longopts,
 				usage)) != -1) {
@@ -224,6 +229,12 @@ static int parse_args(int argc, char **argv, const char * const *usage,
 		switch (c) {
 		case 'j':
 			*json = 1;
+			break;
+		case OPT_HISTORY:
+			/* status only: migrate reports its own pass. */
+			if (usage != cmd_status_usage)
+				return usage_error(usage, "unknown option '--history'");
+			*history = 1;
 			break;
 		case OPT_HELP:
 			usage_print(stdout, usage);
@@ -255,11 +266,11 @@ static int stats_error(const char *path, int err)
  */
 static int mover_prologue(int argc, char **argv, const char * const *usage,
 			  int *json, const char **path, struct size_units *units,
-			  char *dir, size_t len, struct stats *st)
+			  int *history, char *dir, size_t len, struct stats *st)
 {
 	int ret;
 
-	ret = parse_args(argc, argv, usage, json, path, units);
+	ret = parse_args(argc, argv, usage, json, path, units, history);
 	if (ret >= 0)
 		return ret;
 	if (hot_dir(*path, dir, len) < 0)
@@ -268,6 +279,66 @@ static int mover_prologue(int argc, char **argv, const char * const *usage,
 	if (ret < 0)
 		return stats_error(*path, ret);
 	return -1;
+}
+
+/*
+ * The mover's last passes from hot/mover_history, oldest first: as a JSON
+ * member "history" of the status object, or as a table. Returns 0 or a
+ * negative errno, after saying why.
+ */
+static int print_history(const char *dir, const char *path, bool json,
+			 const struct size_units *units)
+{
+	unsigned long long nr, start, ms, promoted, demoted, displaced, used;
+	char file[160], line[256], result[32], when[64];
+	int n = 0;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/mover_history", dir);
+	f = fopen(file, "r");
+	if (!f) {
+		int err = -errno;
+
+		error_path(path, "cannot read the pass history: %s%s",
+			   strerror(-err),
+			   err == -ENOENT ? " (a kernel without it)" : "");
+		return err;
+	}
+	if (json)
+		printf(",\n  \"history\": [");
+	else
+		printf("history:      the last passes, oldest first\n"
+		       "%6s  %-19s %8s  %-9s %10s %10s %10s %10s\n", "PASS",
+		       "START", "MS", "RESULT", "PROMOTED", "DEMOTED",
+		       "DISPLACED", "FAST USED");
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llu %llu %llu %31s %llu %llu %llu %llu", &nr,
+			   &start, &ms, result, &promoted, &demoted, &displaced,
+			   &used) != 8)
+			continue;
+		if (json) {
+			printf("%s\n    {\"pass\": %llu, \"start\": %llu, "
+			       "\"duration_ms\": %llu, \"result\": ",
+			       n ? "," : "", nr, start, ms);
+			json_print_string(stdout, result);
+			printf(", \"promoted_bytes\": %llu, \"demoted_bytes\": %llu, "
+			       "\"displaced_bytes\": %llu, \"fast_used_bytes\": %llu}",
+			       promoted, demoted, displaced, used);
+		} else {
+			format_time_ns(when, sizeof(when), start * 1000000000ULL);
+			printf("%6llu  %-19s %8llu  %-9s %10s %10s %10s %10s\n", nr,
+			       when, ms, result, size_str(units, promoted),
+			       size_str(units, demoted),
+			       size_str(units, displaced), size_str(units, used));
+		}
+		n++;
+	}
+	fclose(f);
+	if (json)
+		printf("%s]", n ? "\n  " : "");
+	else if (!n)
+		printf("              no pass since mount\n");
+	return 0;
 }
 
 int cmd_status(int argc, char **argv)
@@ -283,11 +354,11 @@ int cmd_status(int argc, char **argv)
 	struct size_units units;
 	struct stats st;
 	unsigned long long used, cap;
-	int json, ret;
+	int json, ret, history;
 	size_t i;
 
 	ret = mover_prologue(argc, argv, cmd_status_usage, &json, &path, &units,
-			     dir, sizeof(dir), &st);
+			     &history, dir, sizeof(dir), &st);
 	if (ret >= 0)
 		return ret;
 	ret = read_knob(dir, "mover_state", state, sizeof(state));
@@ -305,8 +376,10 @@ int cmd_status(int argc, char **argv)
 		for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
 			printf(",\n  \"%s\": %s", knobs[i], val[i]);
 		print_stats_json(&st, NULL);
+		if (history)
+			ret = print_history(dir, path, true, &units);
 		printf("\n}\n");
-		return 0;
+		return ret < 0 ? EXIT_PATH_FAILED : 0;
 	}
 	used = stat_get(&st, "fast_used_bytes");
 	cap = stat_get(&st, "fast_capacity_bytes");
@@ -349,6 +422,8 @@ int cmd_status(int argc, char **argv)
 	       size_str(&units, stat_get(&st, "unshared_bytes")));
 	printf("fast full:    %llu passes, errors: %llu\n",
 	       stat_get(&st, "fast_full"), stat_get(&st, "errors"));
+	if (history && print_history(dir, path, false, &units) < 0)
+		return EXIT_PATH_FAILED;
 	return 0;
 }
 
@@ -358,10 +433,10 @@ int cmd_migrate(int argc, char **argv)
 	const char *path;
 	struct size_units units;
 	struct stats before, after;
-	int json, ret, fd;
+	int json, ret, fd, history;
 
 	ret = mover_prologue(argc, argv, cmd_migrate_usage, &json, &path,
-			     &units, dir, sizeof(dir), &before);
+			     &units, &history, dir, sizeof(dir), &before);
 	if (ret >= 0)
 		return ret;
 

@@ -1,14 +1,14 @@
 #!/bin/sh
 # shellcheck shell=dash
 # runtime: 90 s (warm run, debug kernel; the runner starts the longest first)
-# Balance keeps tiers, and a tier override survives a remount (issue
-# #15). With hotdatamove, a full balance of the data relocates every data
+# Balance keeps tiers, a tier override survives a remount, and the mover
+# keeps a history of its passes (issue #15). With hotdatamove, a full balance of the data relocates every data
 # block group, and each extent lands again on the tier its block group
 # was on, so a tuned filesystem stays tuned. The
 # tiers come from FIEMAP and the chunk tree (fast_bytes), the relocation
 # from the logical addresses FIEMAP reports before and after, and nothing
-# lost from checksums, scrub and btrfs check. The override is read back
-# from the chunk tree and the superblock by btrfs-progs.
+# lost from checksums, scrub and btrfs check. The override's item is read
+# back from the device tree by btrfs-progs.
 . /test/lib/tap.sh
 . /test/lib/guest.sh
 . /test/lib/heat.sh
@@ -24,6 +24,12 @@ for i in 0 1 2 3; do
 done
 run_pass
 sums $MNT/d/f* >/tmp/sums.before
+H=$(hot_sysfs)/mover_history
+is "mover_history has the pass, with the bytes mover_stats counts" \
+	"$(awk '{ print $1, $4, $5 }' $H)" "1 done $(stat_of promoted_bytes)"
+is "heatctl status --history --json agrees" \
+	"$(heatctl status --history --json $MNT | jq -r '.history[] | "\(.pass) \(.result) \(.promoted_bytes)"')" \
+	"1 done $(stat_of promoted_bytes)"
 # heatctl where, which reads the same chunk tree, before and after.
 where_fast() { heatctl where --json $MNT/d/f* | jq '[.[].fast_bytes] | add'; }
 w0=$(where_fast)
@@ -67,30 +73,42 @@ is "heatctl where agrees: $w0 bytes on the fast tier before and after" "$(where_
 sums $MNT/d/f* >/tmp/sums.after
 check "every file holds its data" cmp -s /tmp/sums.before /tmp/sums.after
 check "scrub is clean" scrub_clean $MNT
+i=0
+while [ $i -lt 17 ]; do
+	run_pass
+	i=$((i + 1))
+done
+is "mover_history keeps the last 16 passes, oldest first" \
+	"$(awk '{ printf "%s ", $1 }' $H)" "3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 "
+check "heatctl status --history prints them as a table" \
+	sh -c "heatctl status --history $MNT | grep -c '^ *[0-9][0-9]*  20' | grep -qx 16"
 
-# ---- the tier override is stored in the device item's type ----
+# ---- the tier override is stored in the device tree ----
 D=/sys/fs/btrfs/$(fs_uuid)/devinfo
 F=$(devid_of "$FAST_DEV")
-# dev_type DEVID: the type of the device item, as btrfs-progs reads it.
-dev_type() {
-	btrfs inspect-internal dump-tree -t chunk "$SLOW_DEV" 2>/dev/null | awk -v id="$1" '
-		/DEV_ITEMS DEV_ITEM/ { want = ($0 ~ "DEV_ITEM " id "\\)") }
-		want && /io_align/ { for (i = 1; i < NF; i++) if ($i == "type") print $(i + 1); exit }'
+# tier_item DEVID: "present" if the device tree has the tier item of
+# DEVID (key (-1024 PERSISTENT_ITEM DEVID)), as btrfs-progs dumps it
+# (it prints no value for an item it does not know), else "none".
+tier_item() {
+	btrfs inspect-internal dump-tree -t dev "$SLOW_DEV" 2>/dev/null | awk -v id="$1" '
+		$0 ~ "key \\(18446744073709550592 PERSISTENT_ITEM " id "\\)" { found = 1 }
+		END { print found ? "present" : "none" }'
 }
 echo slow >"$D/$F/tier" || bail "the tier override was refused"
-sync
-is "an override of the NVMe to slow is in its device item (type 1)" "$(dev_type "$F")" 1
+is "the override applies at once" "$(cat "$D/$F/tier")" slow
 umount $MNT
-is "...and in its superblock's copy" \
-	"$(btrfs inspect-internal dump-super "$FAST_DEV" | awk '$1 == "dev_item.type" { print $2 }')" 1
-check "btrfs check is clean with the override stored" btrfs check --readonly "$SLOW_DEV"
+is "the unmount's commit stored it: an item for the NVMe's devid in the device tree" \
+	"$(tier_item "$F")" present
+is "...and none for the disk" "$(tier_item "$(devid_of "$SLOW_DEV")")" none
+check "btrfs check is clean with the item stored" btrfs check --readonly "$SLOW_DEV"
 mount -o hotdatamove "$SLOW_DEV" $MNT || bail "mount failed"
 is "the override survives the remount" "$(cat "$D/$F/tier")" slow
 is "...and the mover sees one tier" "$(cat "$(hot_sysfs)/mover_state")" "idle (one tier)"
 echo auto >"$D/$F/tier"
 umount $MNT
+is "auto deletes the item" "$(tier_item "$F")" none
 mount -o ro "$SLOW_DEV" $MNT || bail "mount -o ro failed"
-is "auto is stored too: the NVMe is fast again after a remount" "$(cat "$D/$F/tier")" "fast (auto)"
+is "...so the NVMe is fast again after a remount" "$(cat "$D/$F/tier")" "fast (auto)"
 rc=0
 echo slow >"$D/$F/tier" || rc=1
 is "on a read-only mount an override is taken" "$rc:$(cat "$D/$F/tier")" 0:slow
