@@ -562,7 +562,7 @@ def render_readpolicy(d, w):
       " cold cache (a remount before each run), `read_policy` `pid` (the"
       " default) against `tier`, in %d interleaved rounds"
       " (`benchmarks/run-readpolicy`, %s kernel, series %s, %s). `stat`:"
-      " find and stat every file; `small`: read every file. Medians with"
+      " `ls -lR`, a readdir and a stat of every file; `small`: read every file. Medians with"
       " the min-max range; read requests per device from"
       " `/sys/block/*/stat`." % (
           rp["result"]["setup"]["files"], max(r["round"] for r in runs),

@@ -5,7 +5,7 @@
 # the SATA disk (through dm-delay, as in the timelines) and the NVMe, many
 # small files, and two metadata workloads over a cold cache, each run
 # under read_policy pid and tier in interleaved rounds:
-#   stat   find over the whole tree, stat of every file (find -printf);
+#   stat   ls -lR over the whole tree: readdir and a stat of every file;
 #   small  reading every file (1 KiB each: inline, so metadata too).
 # Each runs as four processes at once, one per quarter of the tree, so
 # that pid spreads its reads as it would under several users. The cache
@@ -66,7 +66,7 @@ run() {
 	t0=$(now_ms)
 	for q in 0 1 2 3; do
 		case $2 in
-		stat) find $MNT/q$q -type f -printf '%s\n' >/dev/null & ;;
+		stat) ls -lR $MNT/q$q >/dev/null & ;;
 		small) find $MNT/q$q -type f -exec cat {} + >/dev/null & ;;
 		esac
 	done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# runtime: 600 s (the quick timelines and overhead beside another guest; the runner starts the longest first)
+# runtime: 720 s (the quick timelines and overhead beside another guest; the runner starts the longest first)
 # make bench QUICK=1 as a smoke test of the benchmark scripts: two guest
 # runs with small sizes (the timelines, then overhead and scale) must
 # produce the three JSON results, the plots and a RESULTS.md with the
@@ -8,7 +8,7 @@
 # this shared machine under TCG are noise.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-echo "1..18"
+echo "1..20"
 n=0
 t() { # t DESC CONDITION...
 	local d=$1; shift
@@ -101,4 +101,13 @@ t "RESULTS.md has the three sections and a table row per setup" \
 	bash -c "grep -q '^## 1. Timelines' $out/RESULTS.md && grep -q '^## 2. Tracking overhead' $out/RESULTS.md && grep -q '^## 3. Memory and scale' $out/RESULTS.md && grep -q '^| all-NVMe | w1 |' $out/RESULTS.md && grep -q '^| tiered | w3-shifted |' $out/RESULTS.md && grep -q '^| hotdatatrack |' $out/RESULTS.md"
 t "the timeline and overhead plots are PNG images" \
 	bash -c "for p in $out/timeline-w1.png $out/timeline-w2.png $out/overhead.png $out/wear.png; do [ \"\$(head -c 4 \$p | tail -c 3)\" = PNG ] || exit 1; done"
+# The read-policy benchmark's smoke run (benchmarks/run-readpolicy).
+rm -f $out/readpolicy.json
+KERNEL=debug QUICK=1 benchmarks/run-readpolicy >build/logs/readpolicy-quick.host 2>&1
+rc=$?
+sed 's/^/# /' build/logs/readpolicy-quick.host | tail -5
+t "benchmarks/run-readpolicy QUICK=1 succeeds (status $rc)" test "$rc" = 0
+t "...and records cold runs under both policies that read the disks, with the setup" \
+	bash -c "[ -s $out/readpolicy.json ] && jq -e '.result.setup.files > 0 and
+		([.result.runs[] | select(.ms > 0 and .slow_reads + .fast_reads > 0) | .policy] | unique == [\"pid\", \"tier\"])' $out/readpolicy.json"
 exit 0
