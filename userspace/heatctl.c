@@ -150,20 +150,32 @@ int heat_getopt(int argc, char **argv, const char *shortopts,
 {
 	char opts[64];
 	const char *arg;
-	int c;
+	int c, prev = optind;
 
 	snprintf(opts, sizeof(opts), ":%s", shortopts);
 	opterr = 0;
 	c = getopt_long(argc, argv, opts, longopts, NULL);
 	if (c != '?' && c != ':')
 		return c;
-	arg = argv[optind - 1];
-	if (c == ':')
+	/*
+	 * The element that failed: still argv[optind] inside a cluster of
+	 * short options ("-Zj"), argv[optind - 1] once getopt left it.
+	 */
+	arg = argv[optind == prev ? optind : optind - 1];
+	if (strncmp(arg, "--", 2)) {
+		if (c == ':')
+			usage_error(usage, "option '-%c' needs a value", optopt);
+		else
+			usage_error(usage, "unknown option '-%c'", optopt);
+	} else if (c == ':') {
 		usage_error(usage, "option '%s' needs a value", arg);
-	else if (!strncmp(arg, "--", 2) || !optopt)
-		usage_error(usage, "unknown option '%s'", arg);
-	else
-		usage_error(usage, "unknown option '-%c'", optopt);
+	} else if (optopt) {
+		usage_error(usage, "option '%.*s' takes no value",
+			    (int)strcspn(arg, "="), arg);
+	} else {
+		usage_error(usage, "unknown option '%.*s'",
+			    (int)strcspn(arg, "="), arg);
+	}
 	return '?';
 }
 
@@ -229,6 +241,84 @@ static int open_path(const char *path)
 	return fd;
 }
 
+/* ---- walks with -r ---- */
+
+#define WALK_DEVS	64
+
+/*
+ * A walk with -r stays on the filesystem of its operand. FTW_MOUNT would
+ * also stop at every subvolume, which has a device number of its own, so a
+ * directory on another device number is compared by filesystem id, once
+ * per device number.
+ */
+static struct {
+	unsigned char fsid[BTRFS_FSID_SIZE];
+	dev_t dev[WALK_DEVS];
+	bool same[WALK_DEVS];
+	int nr;
+} walk_fs;
+
+/* The fsid of the btrfs filesystem of @path in @fsid; -1 if none. */
+static int btrfs_fsid(const char *path, unsigned char *fsid)
+{
+	struct btrfs_ioctl_fs_info_args fsinfo;
+	struct statfs sfs;
+	int fd, ret = -1;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	memset(&fsinfo, 0, sizeof(fsinfo));
+	if (fstatfs(fd, &sfs) == 0 && sfs.f_type == BTRFS_SUPER_MAGIC &&
+	    ioctl(fd, BTRFS_IOC_FS_INFO, &fsinfo) == 0) {
+		memcpy(fsid, fsinfo.fsid, BTRFS_FSID_SIZE);
+		ret = 0;
+	}
+	close(fd);
+	return ret;
+}
+
+int walk_start(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0) {
+		error_path(path, "%s", strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		error_path(path, "a symbolic link: -r does not follow it, give its target");
+		return -1;
+	}
+	walk_fs.nr = 0;
+	if (btrfs_fsid(path, walk_fs.fsid) < 0) {
+		error_path(path, "not on a btrfs filesystem");
+		return -1;
+	}
+	walk_fs.dev[0] = st.st_dev;
+	walk_fs.same[0] = true;
+	walk_fs.nr = 1;
+	return 0;
+}
+
+bool walk_same_fs(const char *path, const struct stat *st)
+{
+	unsigned char fsid[BTRFS_FSID_SIZE];
+	bool same;
+	int i;
+
+	for (i = 0; i < walk_fs.nr; i++)
+		if (walk_fs.dev[i] == st->st_dev)
+			return walk_fs.same[i];
+	same = btrfs_fsid(path, fsid) == 0 &&
+	       !memcmp(fsid, walk_fs.fsid, BTRFS_FSID_SIZE);
+	if (walk_fs.nr < WALK_DEVS) {
+		walk_fs.dev[walk_fs.nr] = st->st_dev;
+		walk_fs.same[walk_fs.nr++] = same;
+	}
+	return same;
+}
+
 /* ---- set-opts / get-opts ---- */
 
 struct opts_walk {
@@ -283,13 +373,15 @@ static int opts_walk_fn(const char *path, const struct stat *st, int type,
 	if (type == FTW_NS || type == FTW_DNR) {
 		error_path(path, "cannot read");
 		walk_ctx.ret = EXIT_PATH_FAILED;
-		return 0;
+		return FTW_CONTINUE;
 	}
 	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
-		return 0;
+		return FTW_CONTINUE;
+	if (!walk_same_fs(path, st))
+		return FTW_SKIP_SUBTREE;
 	if (opts_one(path, &walk_ctx))
 		walk_ctx.ret = EXIT_PATH_FAILED;
-	return 0;
+	return FTW_CONTINUE;
 }
 
 static int cmd_opts(int argc, char **argv, bool set)
@@ -338,8 +430,10 @@ static int cmd_opts(int argc, char **argv, bool set)
 		printf("[");
 	for (i = optind; i < argc; i++) {
 		if (recursive) {
-			if (nftw(argv[i], opts_walk_fn, 32,
-				 FTW_PHYS | FTW_MOUNT) < 0) {
+			if (walk_start(argv[i]) < 0) {
+				w->ret = EXIT_PATH_FAILED;
+			} else if (nftw(argv[i], opts_walk_fn, 32,
+					FTW_PHYS | FTW_ACTIONRETVAL) < 0) {
 				error_path(argv[i], "%s", strerror(errno));
 				w->ret = EXIT_PATH_FAILED;
 			}

@@ -4,8 +4,10 @@
 #define HEATCTL_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #define HEATCTL_VERSION "0.1"
 
@@ -53,7 +55,6 @@ enum {
 /* The unit options, for a command's struct option array. */
 #define SIZE_UNITS_LONGOPTS						\
 	{ "raw", no_argument, NULL, OPT_RAW },				\
-	{ "bytes", no_argument, NULL, 'b' },				\
 	{ "human-readable", no_argument, NULL, 'h' },			\
 	{ "iec", no_argument, NULL, OPT_IEC },				\
 	{ "si", no_argument, NULL, OPT_SI },				\
@@ -87,6 +88,14 @@ void error_path(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int heat_getopt(int argc, char **argv, const char *shortopts,
 		const struct option *longopts, const char * const *usage);
+/*
+ * A walk with -r: walk_start() checks operand @path (a symbolic link is
+ * refused, it must be on btrfs) and remembers its filesystem, and
+ * walk_same_fs() tells whether an entry met in the walk is on it, nested
+ * subvolumes included. -1 and a message when walk_start() fails.
+ */
+int walk_start(const char *path);
+bool walk_same_fs(const char *path, const struct stat *st);
 
 /* top.c, where.c, mover.c */
 int cmd_top(int argc, char **argv);

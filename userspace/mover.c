@@ -28,6 +28,7 @@ struct stats {
 	int nr;
 	char name[MAX_STATS][32];
 	unsigned long long val[MAX_STATS];
+	bool neg[MAX_STATS];		/* negative: next_pass_in_s -1 */
 	char result[32];
 };
 
@@ -138,10 +139,9 @@ static int read_stats(const char *dir, struct stats *st)
 			continue;
 		}
 		snprintf(st->name[st->nr], sizeof(st->name[0]), "%s", name);
-		st->val[st->nr] = strtoull(value, NULL, 10);
 		/* next_pass_in_s is -1 when the mover is not running. */
-		if (value[0] == '-')
-			st->val[st->nr] = 0;
+		st->neg[st->nr] = value[0] == '-';
+		st->val[st->nr] = strtoull(value + st->neg[st->nr], NULL, 10);
 		st->nr++;
 	}
 	return 0;
@@ -153,8 +153,19 @@ static unsigned long long stat_get(const struct stats *st, const char *name)
 
 	for (i = 0; i < st->nr; i++)
 		if (!strcmp(st->name[i], name))
-			return st->val[i];
+			return st->neg[i] ? 0 : st->val[i];
 	return 0;
+}
+
+/*
+ * Whether @name is a gauge (a value now) rather than a counter: a migrate
+ * report shows counters as what its pass added, gauges as they are.
+ */
+static bool is_gauge(const char *name)
+{
+	return !strncmp(name, "fast_", 5) || !strncmp(name, "last_", 5) ||
+	       !strcmp(name, "next_pass_in_s") ||
+	       !strcmp(name, "pass_in_progress");
 }
 
 static void print_stats_json(const struct stats *st, const struct stats *base)
@@ -165,11 +176,10 @@ static void print_stats_json(const struct stats *st, const struct stats *base)
 		unsigned long long v = st->val[i];
 
 		/* In a migrate report, counters are what this pass added. */
-		if (base && strncmp(st->name[i], "fast_", 5) &&
-		    strncmp(st->name[i], "last_", 5) &&
-		    strcmp(st->name[i], "next_pass_in_s"))
+		if (base && !is_gauge(st->name[i]))
 			v -= stat_get(base, st->name[i]);
-		printf(",\n  \"%s\": %llu", st->name[i], v);
+		printf(",\n  \"%s\": %s%llu", st->name[i],
+		       st->neg[i] ? "-" : "", v);
 	}
 	printf(",\n  \"last_pass_result\": ");
 	json_print_string(stdout, st->result);

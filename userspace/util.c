@@ -160,7 +160,9 @@ int size_units_option(int c, struct size_units *u)
 		u->unit = 0;
 		break;
 	case 'h':
+		/* As in btrfs-progs: -h is human-readable in powers of 1024. */
 		u->unit = -1;
+		u->base = 1024;
 		break;
 	case 'H':
 		u->unit = -1;

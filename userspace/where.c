@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <search.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -296,116 +297,214 @@ struct dir_use {
 	uint64_t fast, total;
 };
 
+/* A file with several links, counted at its first. */
+struct inode_key {
+	dev_t dev;
+	ino_t ino;
+};
+
 /*
- * where -r: one walk in progress (nftw() passes no context pointer).
- * level[i] adds up the files below the directory being walked at depth i.
+ * where -r: one walk in progress (nftw() passes no context pointer). The
+ * walk is in pre-order, so that it can skip another filesystem's subtree;
+ * dirs[] holds the directories from the operand down to the entry being
+ * walked, each adding up the files below it, and a directory is passed up
+ * when the walk leaves it.
  */
 static struct tree_walk {
 	const struct fs_map *map;
 	uint64_t bytes[NR_TIERS];
 	uint64_t files;
-	struct dir_use *level;
-	int nr_levels;
+	struct dir_use *dirs;
+	int nr_dirs, max_dirs;
 	struct dir_use top[TOP_DIRS];	/* most fast bytes first */
 	int nr_top;
-	int err;
+	void *linked;			/* tsearch() tree of inode_key */
+	int err;			/* the last error of a file */
 } tw;
 
-static void top_insert(const char *path, uint64_t fast, uint64_t total)
+static int inode_cmp(const void *a, const void *b)
 {
+	const struct inode_key *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return 0;
+}
+
+static int top_insert(const char *path, uint64_t fast, uint64_t total)
+{
+	char *copy;
 	int i;
 
 	if (!fast || (tw.nr_top == TOP_DIRS && fast <= tw.top[TOP_DIRS - 1].fast))
-		return;
+		return 0;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
 	if (tw.nr_top == TOP_DIRS)
 		free(tw.top[--tw.nr_top].path);
 	for (i = tw.nr_top; i > 0 && tw.top[i - 1].fast < fast; i--)
 		tw.top[i] = tw.top[i - 1];
-	tw.top[i].path = strdup(path);
+	tw.top[i].path = copy;
 	tw.top[i].fast = fast;
 	tw.top[i].total = total;
 	tw.nr_top++;
+	return 0;
+}
+
+/* Leave the directories at depth @level and below; everything is counted. */
+static int dirs_leave(int level)
+{
+	int ret = 0;
+
+	while (tw.nr_dirs > level) {
+		struct dir_use *d = &tw.dirs[--tw.nr_dirs];
+
+		if (tw.nr_dirs > 0) {
+			tw.dirs[tw.nr_dirs - 1].fast += d->fast;
+			tw.dirs[tw.nr_dirs - 1].total += d->total;
+			if (!ret)
+				ret = top_insert(d->path, d->fast, d->total);
+		}
+		free(d->path);
+	}
+	return ret;
+}
+
+static int dirs_enter(const char *path)
+{
+	struct dir_use *d;
+
+	if (tw.nr_dirs == tw.max_dirs) {
+		d = realloc(tw.dirs, (tw.max_dirs + 16) * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		tw.dirs = d;
+		tw.max_dirs += 16;
+	}
+	d = &tw.dirs[tw.nr_dirs];
+	d->path = strdup(path);
+	if (!d->path)
+		return -ENOMEM;
+	d->fast = 0;
+	d->total = 0;
+	tw.nr_dirs++;
+	return 0;
+}
+
+/* Whether a file with several links was counted before; -ENOMEM. */
+static int linked_seen(const struct stat *st)
+{
+	struct inode_key *k, **found;
+
+	k = malloc(sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	k->dev = st->st_dev;
+	k->ino = st->st_ino;
+	found = tsearch(k, &tw.linked, inode_cmp);
+	if (!found) {
+		free(k);
+		return -ENOMEM;
+	}
+	if (*found != k) {
+		free(k);
+		return 1;
+	}
+	return 0;
 }
 
 static int tree_walk_fn(const char *path, const struct stat *st, int type,
 			struct FTW *ftw)
 {
 	uint64_t bytes[NR_TIERS] = { 0 };
-	struct dir_use *l;
 	int fd, err, t;
 
-	if (ftw->level + 1 >= tw.nr_levels) {
-		l = realloc(tw.level, (ftw->level + 2) * sizeof(*l));
-		if (!l) {
-			tw.err = -ENOMEM;
-			return 1;
-		}
-		memset(l + tw.nr_levels, 0,
-		       (ftw->level + 2 - tw.nr_levels) * sizeof(*l));
-		tw.level = l;
-		tw.nr_levels = ftw->level + 2;
-	}
+	err = dirs_leave(ftw->level);
+	if (err)
+		goto stop;
 	if (type == FTW_DNR || type == FTW_NS) {
 		error_path(path, "cannot read");
 		tw.err = -EACCES;
-		return 0;
+		return FTW_CONTINUE;
 	}
-	if (type == FTW_DP) {
-		/* Everything below it is counted: pass it up. */
-		l = &tw.level[ftw->level + 1];
-		if (ftw->level > 0)
-			top_insert(path, l->fast, l->total);
-		tw.level[ftw->level].fast += l->fast;
-		tw.level[ftw->level].total += l->total;
-		l->fast = 0;
-		l->total = 0;
-		return 0;
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
+		return FTW_CONTINUE;
+	if (!walk_same_fs(path, st))
+		return FTW_SKIP_SUBTREE;
+	if (type == FTW_D) {
+		err = dirs_enter(path);
+		if (err)
+			goto stop;
+		return FTW_CONTINUE;
 	}
-	if (!S_ISREG(st->st_mode))
-		return 0;
+	if (st->st_nlink > 1) {
+		err = linked_seen(st);
+		if (err < 0)
+			goto stop;
+		if (err)
+			return FTW_CONTINUE;
+	}
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		error_path(path, "%s", strerror(errno));
 		tw.err = -errno;
-		return 0;
+		return FTW_CONTINUE;
 	}
 	err = file_tiers(fd, tw.map, bytes, 0, FIEMAP_MAX_OFFSET);
 	close(fd);
 	if (err) {
 		error_path(path, "%s", strerror(-err));
 		tw.err = err;
-		return 0;
+		return FTW_CONTINUE;
 	}
 	tw.files++;
-	l = &tw.level[ftw->level];
 	for (t = 0; t < NR_TIERS; t++) {
 		tw.bytes[t] += bytes[t];
-		l->total += bytes[t];
+		if (tw.nr_dirs)
+			tw.dirs[tw.nr_dirs - 1].total += bytes[t];
 	}
-	l->fast += bytes[TIER_FAST];
-	return 0;
+	if (tw.nr_dirs)
+		tw.dirs[tw.nr_dirs - 1].fast += bytes[TIER_FAST];
+	return FTW_CONTINUE;
+stop:
+	errno = -err;
+	return FTW_STOP;
 }
 
 /*
- * The files below @path, on its filesystem only, added up in @bytes;
- * their count in tw.files and the directories with the most fast bytes
- * in tw.top. Returns 0 or the last negative errno met; the sums hold
- * what could be read.
+ * The files below @path, on its filesystem only (nested subvolumes
+ * included), added up in @bytes: a file with several links once; their
+ * count in tw.files and the directories with the most fast bytes in
+ * tw.top. A file that cannot be read is named, the sums go on without it,
+ * and tw.err is set. Returns 0; 1 if @path cannot be walked (said why); or
+ * -errno if the walk itself stopped (the sums are then partial and not to
+ * be shown).
  */
 static int tree_tiers(const char *path, const struct fs_map *map,
 		      uint64_t *bytes)
 {
-	int t;
+	int ret, t;
 
 	memset(&tw, 0, sizeof(tw));
 	tw.map = map;
-	if (nftw(path, tree_walk_fn, 32, FTW_PHYS | FTW_MOUNT | FTW_DEPTH) < 0 &&
-	    !tw.err)
-		tw.err = -errno;
+	if (walk_start(path) < 0)
+		return 1;
+	errno = 0;
+	ret = nftw(path, tree_walk_fn, 32, FTW_PHYS | FTW_ACTIONRETVAL);
+	if (ret == FTW_STOP)
+		ret = -(errno ? errno : ENOMEM);
+	else if (ret < 0)
+		ret = -errno;
+	if (dirs_leave(0) && !ret)
+		ret = -ENOMEM;
 	for (t = 0; t < NR_TIERS; t++)
 		bytes[t] = tw.bytes[t];
-	free(tw.level);
-	return tw.err;
+	free(tw.dirs);
+	tdestroy(tw.linked, free);
+	return ret;
 }
 
 static void tree_free(void)
@@ -477,10 +576,17 @@ int cmd_where(int argc, char **argv)
 		if (!err && recursive) {
 			err = tree_tiers(argv[i], &map, bytes);
 			/* A file that failed is named; the sums go on. */
-			if (err) {
+			if (tw.err)
 				ret = 1;
-				err = 0;
+			if (err == 1) {
+				/* walk_start() said why. */
+				free(map.chunks);
+				close(fd);
+				ret = 1;
+				continue;
 			}
+			if (err)
+				tree_free();
 		} else if (!err) {
 			err = file_tiers(fd, &map, bytes, 0, FIEMAP_MAX_OFFSET);
 		}
@@ -515,8 +621,9 @@ int cmd_where(int argc, char **argv)
 			printf("}");
 		} else {
 			if (recursive)
-				printf("%s: %llu files\n", argv[i],
-				       (unsigned long long)tw.files);
+				printf("%s: %llu file%s\n", argv[i],
+				       (unsigned long long)tw.files,
+				       tw.files == 1 ? "" : "s");
 			else
 				printf("%s:\n", argv[i]);
 			for (t = 0; t < NR_TIERS; t++) {

@@ -70,6 +70,11 @@ is "status --json agrees with sysfs mover_state" \
 is "status --json passes agree with sysfs mover_stats" \
 	"$(heatctl status --json $MNT | jq -r .passes)" \
 	"$(awk '$1 == "passes" { print $2 }' "$(hot_sysfs)/mover_stats")"
+is "status --json: next_pass_in_s is -1 when no pass is due, as in sysfs" \
+	"$(heatctl status --json $MNT | jq .next_pass_in_s)" \
+	"$(awk '$1 == "next_pass_in_s" { print $2 }' "$(hot_sysfs)/mover_stats")"
+is "...which says -1 here" \
+	"$(awk '$1 == "next_pass_in_s" { print $2 }' "$(hot_sysfs)/mover_stats")" -1
 out=$(heatctl migrate $MNT 2>&1); rc=$?
 check "migrate without hotdatamove fails (1) and names the mount option" \
 	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'hotdatamove'"
@@ -106,6 +111,16 @@ is "set-opts -r succeeds beside the mount point" "$rc" 0
 is "...and set what is on btrfs" "$(heatctl get-opts --json $MNT/d/f0 | jq -r '.[0].opts')" move
 umount $MNT/d/other
 rmdir $MNT/d/other
+# A nested subvolume has a device number of its own but is the same
+# filesystem: -r walks into it.
+btrfs subvolume create $MNT/d/sv >/dev/null || bail "subvolume create failed"
+touch $MNT/d/sv/x
+before=$(heatctl get-opts --json $MNT/d/sv/x | jq -r '.[0].opts')
+check "a new file of the new subvolume is not yet track ($before)" test "$before" != track
+is "set-opts -r walks into a nested subvolume (six entries set)" \
+	"$(heatctl set-opts -r --json track $MNT/d | jq length)" 6
+is "...and sets its files" "$(heatctl get-opts --json $MNT/d/sv/x | jq -r '.[0].opts')" track
+btrfs subvolume delete $MNT/d/sv >/dev/null
 is "set-opts --json prints what it set" \
 	"$(heatctl set-opts track $MNT/d/f0 --json | jq -r '.[0].opts')" track
 check "the man page is installed" test -s /usr/share/man/man8/heatctl.8
@@ -167,6 +182,18 @@ is "...and the first of the top directories holds the most of them" \
 	"$(for d in a b c; do where_json $MNT/$d/f0 fast_bytes; done | sort -n | tail -1)"
 check "where -r prints the top directories" \
 	sh -c "heatctl where -r $MNT | grep -q 'top directories by fast-tier use'"
+# where -r walks into a nested subvolume too; a file with two links counts
+# once.
+total() { jq '.[0] | .fast_bytes + .slow_bytes + .mixed_bytes + .none_bytes' "$1"; }
+btrfs subvolume create $MNT/a/sv >/dev/null || bail "subvolume create failed"
+make_files $MNT/a/sv 1 4096K
+ln $MNT/a/sv/f0 $MNT/a/sv/link
+sync
+heatctl where -r --json $MNT >/tmp/wr2.json
+is "where -r walks into a nested subvolume and counts a hard-linked file once (4 files)" \
+	"$(jq '.[0].files' /tmp/wr2.json)" 4
+is "...and adds its 4 MiB once" "$(total /tmp/wr2.json)" $(($(total /tmp/wr.json) + 4194304))
+btrfs subvolume delete $MNT/a/sv >/dev/null
 check "where prints human-readable sizes with percentages" \
 	sh -c "heatctl where $MNT/a/f0 | grep -q 'fast *4.00MiB  100.0%'"
 check "...in bytes with --raw, in kB with --si -k" \

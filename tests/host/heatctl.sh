@@ -6,7 +6,7 @@
 # btrfs: the guest suite 20-heatctl checks the output against the kernel.
 set -u
 cd "$(dirname "$0")/../../userspace" || exit 1
-echo "1..22"
+echo "1..26"
 n=0
 t() { # t DESC CONDITION...
 	local d=$1; shift
@@ -85,12 +85,22 @@ t "get-info on another filesystem's file says it is not btrfs (1)" \
 run set-opts hot /tmp
 t "set-opts names the values it takes (2)" usage_err "invalid value 'hot'"
 
+run where --raw -Zj /
+t "...also inside a cluster after a long option (not the option before it)" \
+	usage_err "unknown option '-Z'"
+run where --raw=3 /
+t "a long option given a value it does not take says so" \
+	usage_err "option '--raw' takes no value"
+
+lacking=""
 for c in where status migrate; do
 	run "$c" --help
-	[ "$rc" = 0 ] && grep -q "^usage: heatctl $c" "$tmp/out" && grep -q -- '--raw' "$tmp/out" || break
+	{ [ "$rc" = 0 ] && grep -q "^usage: heatctl $c" "$tmp/out" &&
+		grep -q -- '--raw' "$tmp/out" && grep -q -- '--si' "$tmp/out"; } ||
+		lacking="$lacking $c"
 done
-t "the commands that print sizes list the unit options in --help ($c)" \
-	bash -c "[ $rc = 0 ] && grep -q -- '--si' $tmp/out"
+t "the commands that print sizes list the unit options in --help (lacking:${lacking:- none})" \
+	test -z "$lacking"
 run where -h
 t "...where -h means human-readable, not help (a path is still missing: 2)" usage_err "missing path"
 run status --raw --si -k -g -H -j /proc
@@ -98,6 +108,10 @@ t "status takes every unit option and says /proc is not btrfs (1)" \
 	bash -c "[ $rc = 1 ] && grep -q '/proc: not on a btrfs filesystem' $tmp/err"
 run top --raw /
 t "top takes no unit option (2)" usage_err "unknown option '--raw'"
+ln -s / "$tmp/link"
+run set-opts -r track "$tmp/link"
+t "-r refuses a symbolic link operand by name rather than skip it (1)" \
+	bash -c "[ $rc = 1 ] && grep -q 'link: a symbolic link: -r does not follow it' $tmp/err"
 run --version
 t "--version prints the version" bash -c "[ $rc = 0 ] && grep -q '^heatctl [0-9]' $tmp/out"
 run frobnicate
@@ -120,4 +134,7 @@ t "make install honours DESTDIR and PREFIX" \
 t "-Werror is opt-in: a plain build does not turn warnings into errors" \
 	bash -c "make -s -n -B heatctl | grep -q -- '-Wextra' && ! make -s -n -B heatctl | grep -q -- '-Werror' &&
 		make -s -n -B WERROR=1 heatctl | grep -q -- '-Werror'"
+t "CFLAGS on the command line keep the warnings; CPPFLAGS, LDFLAGS and LDLIBS are used" \
+	bash -c "make -s -n -B CFLAGS=-O1 CPPFLAGS=-DHEAT_X LDFLAGS=-Wl,-zrelro LDLIBS=-lm heatctl >$tmp/n &&
+		grep -q -- '-Wextra.*-DHEAT_X.*-O1' $tmp/n && grep -q -- '-Wl,-zrelro.*-lm' $tmp/n"
 exit 0

@@ -162,6 +162,8 @@ int main(void)
 		ok(size_units_option(OPT_RAW, &u) && u.unit == 0, "--raw: bytes");
 		ok(size_units_option('H', &u) && u.unit == -1 && u.base == 1000,
 		   "-H: human-readable in powers of 1000");
+		ok(size_units_option('h', &u) && u.unit == -1 && u.base == 1024,
+		   "-h after -H: human-readable in powers of 1024 again");
 		ok(!size_units_option('j', &u), "-j is not a unit option");
 	}
 
