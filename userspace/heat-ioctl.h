@@ -26,6 +26,13 @@
 #define BTRFS_HEAT_OPTS_NONE	0	/* neither track nor move */
 #define BTRFS_HEAT_OPTS_TRACK	1	/* track heat, never move the data */
 #define BTRFS_HEAT_OPTS_MOVE	2	/* track heat and move the data */
+/*
+ * Pins: track heat, and keep the data on the fast (slow) tier whatever its
+ * heat. Setting FAST needs CAP_SYS_ADMIN: it takes fast space from every
+ * other file.
+ */
+#define BTRFS_HEAT_OPTS_FAST	3
+#define BTRFS_HEAT_OPTS_SLOW	4
 
 /*
  * btrfs_ioctl_heat_info::flags, in. LIVE computes the temperature now

@@ -41,7 +41,7 @@ static const char * const heatctl_usage[] = {
 	"See and steer btrfs hot data tracking and migration.",
 	"",
 	"Commands:",
-	"  set-opts <none|track|move|0|1|2> <path>...",
+	"  set-opts <none|track|move|fast|slow> <path>...",
 	"                  set per-file options (directories: for new files)",
 	"  get-opts <path>...",
 	"                  show per-file options",
@@ -65,13 +65,16 @@ static const char * const heatctl_usage[] = {
 };
 
 static const char * const cmd_set_opts_usage[] = {
-	"heatctl set-opts [options] <none|track|move|0|1|2> <path>...",
+	"heatctl set-opts [options] <none|track|move|fast|slow> <path>...",
 	"Set the hot data options of files and directories.",
 	"",
 	"none (0) neither tracks nor moves a file, track (1) tracks it but never",
 	"moves it, move (2, the default) tracks it and lets the mover place it.",
+	"fast (3) and slow (4) pin it: the next pass moves it to that tier",
+	"whatever its heat, and no pass moves it off.",
 	"On a directory the value is inherited by files created in it.",
-	"Needs what chattr needs: owning the file, or CAP_FOWNER.",
+	"Needs what chattr needs: owning the file, or CAP_FOWNER; fast also",
+	"needs CAP_SYS_ADMIN, as its space is taken from every other file.",
 	"",
 	"-r, --recursive   also every file and directory below each path, on",
 	"                  the same filesystem",
@@ -343,7 +346,10 @@ static int opts_one(const char *path, struct opts_walk *w)
 	if (w->opts >= 0) {
 		args.opts = w->opts;
 		if (ioctl(fd, BTRFS_IOC_SET_HEAT_OPTS, &args) < 0) {
-			explain_ioctl_error(path, fd, errno);
+			if (errno == EPERM && w->opts == BTRFS_HEAT_OPTS_FAST)
+				error_path(path, "permission denied: pinning to the fast tier needs CAP_SYS_ADMIN (and owning the file or CAP_FOWNER)");
+			else
+				explain_ioctl_error(path, fd, errno);
 			close(fd);
 			return EXIT_PATH_FAILED;
 		}
@@ -419,7 +425,7 @@ static int cmd_opts(int argc, char **argv, bool set)
 			return usage_error(usage, "missing value");
 		w->opts = heat_opts_parse(argv[optind]);
 		if (w->opts < 0)
-			return usage_error(usage, "invalid value '%s': use none, track, move, 0, 1 or 2",
+			return usage_error(usage, "invalid value '%s': use none, track, move, fast, slow or 0..4",
 					   argv[optind]);
 		optind++;
 	}

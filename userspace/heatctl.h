@@ -14,9 +14,9 @@
 /* The hottest temperature the kernel reports (BTRFS_HOT_TOP_TEMP). */
 #define HEAT_TOP_TEMP	223U
 
-/* "none", "track", "move" or "0", "1", "2" to 0..2; -1 if invalid. */
+/* "none", "track", "move", "fast", "slow" or "0".."4" to 0..4; -1 if not. */
 int heat_opts_parse(const char *s);
-/* 0..2 to "none", "track", "move"; "unknown" otherwise. */
+/* 0..4 to "none", "track", "move", "fast", "slow"; "unknown" otherwise. */
 const char *heat_opts_name(unsigned int opts);
 /* Local date and time of ns since the epoch, "never" for 0. */
 void format_time_ns(char *buf, size_t len, uint64_t ns);

@@ -21,7 +21,7 @@
 #include <linux/magic.h>
 #include "heat-ioctl.h"
 
-#define MAX_STATS		32
+#define MAX_STATS		64
 #define EXIT_PATH_FAILED	1
 
 struct stats {
@@ -165,7 +165,8 @@ static bool is_gauge(const char *name)
 {
 	return !strncmp(name, "fast_", 5) || !strncmp(name, "last_", 5) ||
 	       !strcmp(name, "next_pass_in_s") ||
-	       !strcmp(name, "pass_in_progress");
+	       !strcmp(name, "pass_in_progress") ||
+	       !strcmp(name, "pins_pending");
 }
 
 static void print_stats_json(const struct stats *st, const struct stats *base)
@@ -189,6 +190,7 @@ static void print_skipped(const struct stats *st, const struct stats *base)
 {
 	static const char * const reasons[] = {
 		"inline", "prealloc", "nocow", "shared", "opts", "busy",
+		"pinned",
 	};
 	char name[32];
 	size_t i;
@@ -430,6 +432,9 @@ int cmd_status(int argc, char **argv)
 	printf("snapshots:    unshare from read-only snapshots %s, %s unshared\n",
 	       strcmp(val[10], "1") ? "off" : "on",
 	       size_str(&units, stat_get(&st, "unshared_bytes")));
+	printf("pins:         %s moved for pinned files, %llu files waiting for a pass, %llu notes dropped\n",
+	       size_str(&units, stat_get(&st, "pinned_bytes")),
+	       stat_get(&st, "pins_pending"), stat_get(&st, "pins_dropped"));
 	printf("fast full:    %llu passes, errors: %llu\n",
 	       stat_get(&st, "fast_full"), stat_get(&st, "errors"));
 	if (history && print_history(dir, path, false, &units) < 0)
@@ -495,6 +500,9 @@ int cmd_migrate(int argc, char **argv)
 	       size_str(&units, stat_get(&after, "demoted_bytes") -
 			stat_get(&before, "demoted_bytes")));
 	print_skipped(&after, &before);
+	printf("pinned:       %s of them moved for pinned files\n",
+	       size_str(&units, stat_get(&after, "pinned_bytes") -
+			stat_get(&before, "pinned_bytes")));
 	printf("fast tier:    %s of %s used\n",
 	       size_str(&units, stat_get(&after, "fast_used_bytes")),
 	       size_str(&units, stat_get(&after, "fast_capacity_bytes")));

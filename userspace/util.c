@@ -7,7 +7,9 @@
 
 #include "heatctl.h"
 
-static const char * const opts_names[] = { "none", "track", "move" };
+static const char * const opts_names[] = {
+	"none", "track", "move", "fast", "slow"
+};
 
 int heat_opts_parse(const char *s)
 {

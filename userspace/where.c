@@ -35,6 +35,7 @@
 #include <linux/fs.h>
 
 #include "heatctl.h"
+#include "heat-ioctl.h"
 
 #ifndef BTRFS_SUPER_MAGIC
 #define BTRFS_SUPER_MAGIC 0x9123683E
@@ -314,6 +315,7 @@ static struct tree_walk {
 	const struct fs_map *map;
 	uint64_t bytes[NR_TIERS];
 	uint64_t files;
+	uint64_t pinned_fast, pinned_slow;	/* bytes of pinned files */
 	struct dir_use *dirs;
 	int nr_dirs, max_dirs;
 	struct dir_use top[TOP_DIRS];	/* most fast bytes first */
@@ -454,6 +456,21 @@ static int tree_walk_fn(const char *path, const struct stat *st, int type,
 		return FTW_CONTINUE;
 	}
 	err = file_tiers(fd, tw.map, bytes, 0, FIEMAP_MAX_OFFSET);
+	if (!err) {
+		struct btrfs_ioctl_heat_opts opts;
+		uint64_t sum = 0;
+
+		/* A kernel without hot data options has no pins. */
+		memset(&opts, 0, sizeof(opts));
+		for (t = 0; t < NR_TIERS; t++)
+			sum += bytes[t];
+		if (ioctl(fd, BTRFS_IOC_GET_HEAT_OPTS, &opts) == 0) {
+			if (opts.opts == BTRFS_HEAT_OPTS_FAST)
+				tw.pinned_fast += sum;
+			else if (opts.opts == BTRFS_HEAT_OPTS_SLOW)
+				tw.pinned_slow += sum;
+		}
+	}
 	close(fd);
 	if (err) {
 		error_path(path, "%s", strerror(-err));
@@ -607,8 +624,10 @@ int cmd_where(int argc, char **argv)
 				printf(", \"%s_bytes\": %llu", tier_names[t],
 				       (unsigned long long)bytes[t]);
 			if (recursive) {
-				printf(", \"files\": %llu, \"top_dirs\": [",
-				       (unsigned long long)tw.files);
+				printf(", \"files\": %llu, \"pinned_fast_bytes\": %llu, \"pinned_slow_bytes\": %llu, \"top_dirs\": [",
+				       (unsigned long long)tw.files,
+				       (unsigned long long)tw.pinned_fast,
+				       (unsigned long long)tw.pinned_slow);
 				for (t = 0; t < tw.nr_top; t++) {
 					printf("%s{\"path\": ", t ? ", " : "");
 					json_print_string(stdout, tw.top[t].path);
@@ -632,6 +651,14 @@ int cmd_where(int argc, char **argv)
 				format_size(size, sizeof(size), bytes[t], &units);
 				printf("\t%-6s %14s  %5.1f%%\n", tier_names[t], size,
 				       total ? 100.0 * (double)bytes[t] / (double)total : 0.0);
+			}
+			if (recursive && (tw.pinned_fast || tw.pinned_slow)) {
+				format_size(size, sizeof(size), tw.pinned_fast,
+					    &units);
+				format_size(size2, sizeof(size2),
+					    tw.pinned_slow, &units);
+				printf("\tpinned %s fast, %s slow (of the files' bytes above)\n",
+				       size, size2);
 			}
 			if (recursive && tw.nr_top)
 				printf("\ttop directories by fast-tier use:\n");

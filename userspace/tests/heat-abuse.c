@@ -207,7 +207,7 @@ int main(int argc, char **argv)
 	report("opts-get-flag", ioctl(fd, BTRFS_IOC_GET_HEAT_OPTS, &opts));
 	report("opts-set-null", ioctl(fd, BTRFS_IOC_SET_HEAT_OPTS, NULL));
 	memset(&opts, 0, sizeof(opts));
-	opts.opts = 3;
+	opts.opts = 5;	/* past BTRFS_HEAT_OPTS_SLOW */
 	report("opts-set-value", ioctl(fd, BTRFS_IOC_SET_HEAT_OPTS, &opts));
 	memset(&opts, 0, sizeof(opts));
 	opts.opts = 1;

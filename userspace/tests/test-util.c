@@ -35,7 +35,10 @@ int main(void)
 	ok(heat_opts_parse("track") == 1, "parse track");
 	ok(heat_opts_parse("move") == 2, "parse move");
 	ok(heat_opts_parse("2") == 2, "parse 2");
-	ok(heat_opts_parse("3") == -1, "reject 3");
+	ok(heat_opts_parse("fast") == 3, "parse fast");
+	ok(heat_opts_parse("slow") == 4 && heat_opts_parse("4") == 4,
+	   "parse slow and 4");
+	ok(heat_opts_parse("5") == -1, "reject 5");
 	ok(heat_opts_parse("moves") == -1, "reject moves");
 	ok(heat_opts_parse("") == -1, "reject empty");
 	ok(heat_opts_parse("22") == -1, "reject 22");
