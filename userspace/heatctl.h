@@ -50,6 +50,7 @@ enum {
 	OPT_SI,
 	OPT_HELP,	/* --help where -h is --human-readable */
 	OPT_HISTORY,
+	OPT_CHUNK_TREE,
 };
 
 /* The unit options, for a command's struct option array. */

@@ -45,14 +45,18 @@ const char * const cmd_where_usage[] = {
 	"heatctl where [options] <path>...",
 	"Show how many bytes of each file lie on fast and on slow devices.",
 	"",
-	"Uses FIEMAP and the chunk tree, not heat tracking: needs root. A device",
-	"is on the tier the kernel gives it (devinfo/<devid>/tier in sysfs).",
-	"Inline, delalloc and hole bytes are on no device.",
+	"Asks the kernel (BTRFS_IOC_GET_TIER_BYTES), which needs only read",
+	"access to the files; an older kernel's answer comes from FIEMAP and the",
+	"chunk tree, which needs root. A device is on the tier the kernel gives",
+	"it (devinfo/<devid>/tier in sysfs). Inline bytes are on no device,",
+	"holes count nowhere. Not heat tracking: works on any btrfs.",
 	"",
 	"-r, --recursive   add up the files below each directory, on the same",
 	"                  filesystem, and show the directories with the most",
 	"                  bytes on the fast tier",
 	"-j, --json        print JSON (see heatctl(8)); sizes in bytes",
+	"--chunk-tree      map through FIEMAP and the chunk tree even where the",
+	"                  kernel can answer (root)",
 	SIZE_UNITS_USAGE,
 	"--help            show this help",
 	NULL
@@ -290,6 +294,56 @@ static int file_tiers(int fd, const struct fs_map *map, uint64_t *bytes,
 	return 0;
 }
 
+/*
+ * How the files of the command are mapped to tiers: by the kernel's
+ * BTRFS_IOC_GET_TIER_BYTES, or, on a kernel without it or with
+ * --chunk-tree, by FIEMAP and the chunk tree in @map, loaded on first use.
+ */
+static struct mapper {
+	bool chunks;
+	int map_fd;		/* any fd of the filesystem, for the chunk tree */
+	struct fs_map map;		/* of the chunk tree */
+	bool loaded;
+} mp;
+
+/* Add up the bytes of @fd in [@from, @to) per tier, as @mp says. */
+static int file_tiers_any(int fd, uint64_t *bytes, uint64_t from, uint64_t to)
+{
+	struct btrfs_ioctl_tier_bytes tb;
+
+	if (!mp.chunks) {
+		memset(&tb, 0, sizeof(tb));
+		tb.start = from;
+		tb.len = to - from;
+		if (ioctl(fd, BTRFS_IOC_GET_TIER_BYTES, &tb) == 0) {
+			bytes[TIER_FAST] += tb.fast_bytes;
+			bytes[TIER_SLOW] += tb.slow_bytes;
+			bytes[TIER_MIXED] += tb.mixed_bytes;
+			bytes[TIER_NONE] += tb.inline_bytes;
+			return 0;
+		}
+		if (errno != ENOTTY)
+			return -errno;
+		mp.chunks = true;
+	}
+	if (!mp.loaded) {
+		int err = load_chunks(mp.map_fd, &mp.map);
+
+		if (err)
+			return err;
+		mp.loaded = true;
+	}
+	return file_tiers(fd, &mp.map, bytes, from, to);
+}
+
+static void mapper_reset(int map_fd, bool chunks)
+{
+	free(mp.map.chunks);
+	memset(&mp, 0, sizeof(mp));
+	mp.map_fd = map_fd;
+	mp.chunks = chunks;
+}
+
 #define TOP_DIRS	10
 
 /* A directory and the bytes of the files below it. */
@@ -312,7 +366,6 @@ struct inode_key {
  * when the walk leaves it.
  */
 static struct tree_walk {
-	const struct fs_map *map;
 	uint64_t bytes[NR_TIERS];
 	uint64_t files;
 	uint64_t pinned_fast, pinned_slow;	/* bytes of pinned files */
@@ -455,7 +508,7 @@ static int tree_walk_fn(const char *path, const struct stat *st, int type,
 		tw.err = -errno;
 		return FTW_CONTINUE;
 	}
-	err = file_tiers(fd, tw.map, bytes, 0, FIEMAP_MAX_OFFSET);
+	err = file_tiers_any(fd, bytes, 0, FIEMAP_MAX_OFFSET);
 	if (!err) {
 		struct btrfs_ioctl_heat_opts opts;
 		uint64_t sum = 0;
@@ -500,13 +553,11 @@ stop:
  * -errno if the walk itself stopped (the sums are then partial and not to
  * be shown).
  */
-static int tree_tiers(const char *path, const struct fs_map *map,
-		      uint64_t *bytes)
+static int tree_tiers(const char *path, uint64_t *bytes)
 {
 	int ret, t;
 
 	memset(&tw, 0, sizeof(tw));
-	tw.map = map;
 	if (walk_start(path) < 0)
 		return 1;
 	errno = 0;
@@ -538,12 +589,13 @@ int cmd_where(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "recursive", no_argument, NULL, 'r' },
+		{ "chunk-tree", no_argument, NULL, OPT_CHUNK_TREE },
 		{ "help", no_argument, NULL, OPT_HELP },
 		SIZE_UNITS_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct size_units units = SIZE_UNITS_DEFAULT;
-	bool json = false, recursive = false;
+	bool json = false, recursive = false, chunk_tree = false;
 	int c, i, ret = 0, nr_out = 0;
 	char size[32], size2[32];
 
@@ -557,6 +609,9 @@ int cmd_where(int argc, char **argv)
 			break;
 		case 'r':
 			recursive = true;
+			break;
+		case OPT_CHUNK_TREE:
+			chunk_tree = true;
 			break;
 		case OPT_HELP:
 			usage_print(stdout, cmd_where_usage);
@@ -572,7 +627,6 @@ int cmd_where(int argc, char **argv)
 		printf("[");
 	for (i = optind; i < argc; i++) {
 		uint64_t bytes[NR_TIERS] = { 0 };
-		struct fs_map map = { NULL, 0 };
 		struct statfs sfs;
 		uint64_t total;
 		int fd, err, t;
@@ -589,27 +643,29 @@ int cmd_where(int argc, char **argv)
 			ret = 1;
 			continue;
 		}
-		err = load_chunks(fd, &map);
-		if (!err && recursive) {
-			err = tree_tiers(argv[i], &map, bytes);
+		mapper_reset(fd, chunk_tree);
+		if (recursive) {
+			err = tree_tiers(argv[i], bytes);
 			/* A file that failed is named; the sums go on. */
 			if (tw.err)
 				ret = 1;
 			if (err == 1) {
 				/* walk_start() said why. */
-				free(map.chunks);
 				close(fd);
 				ret = 1;
 				continue;
 			}
 			if (err)
 				tree_free();
-		} else if (!err) {
-			err = file_tiers(fd, &map, bytes, 0, FIEMAP_MAX_OFFSET);
+		} else {
+			err = file_tiers_any(fd, bytes, 0, FIEMAP_MAX_OFFSET);
 		}
-		free(map.chunks);
 		close(fd);
-		if (err) {
+		if (err == -EISDIR) {
+			error_path(argv[i], "a directory: -r adds up the files below it");
+			ret = 1;
+			continue;
+		} else if (err) {
 			error_path(argv[i], "%s%s", strerror(-err),
 				   err == -EPERM ? " (the chunk tree needs root)" : "");
 			ret = 1;
@@ -675,6 +731,7 @@ int cmd_where(int argc, char **argv)
 	}
 	if (json)
 		printf("%s]\n", nr_out ? "\n" : "");
+	mapper_reset(-1, false);
 	return ret;
 }
 
@@ -682,26 +739,25 @@ int cmd_where(int argc, char **argv)
  * For heatctl top: the tier of [@start, @start + @len) of the file at
  * @path, as "fast", "slow", "mixed" (bytes on both) or "-" (no data on a
  * device, or the file cannot be read). @map_fd is any fd of the
- * filesystem; the chunk map is loaded on the first call.
+ * filesystem, for a kernel that cannot answer itself: the chunk map is
+ * then loaded on first use.
  */
 const char *where_range_tier(int map_fd, const char *path, uint64_t start,
 			     uint64_t len)
 {
-	static struct fs_map map = { NULL, 0 };
-	static bool loaded;
+	static bool ready;
 	uint64_t bytes[NR_TIERS] = { 0 };
 	int fd, err;
 
-	if (!loaded) {
-		if (load_chunks(map_fd, &map) < 0)
-			return "-";
-		loaded = true;
+	if (!ready) {
+		mapper_reset(map_fd, false);
+		ready = true;
 	}
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return "-";
-	err = file_tiers(fd, &map, bytes, start,
-			 len ? start + len : FIEMAP_MAX_OFFSET);
+	err = file_tiers_any(fd, bytes, start,
+			     len ? start + len : FIEMAP_MAX_OFFSET);
 	close(fd);
 	if (err)
 		return "-";

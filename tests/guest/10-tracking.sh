@@ -183,10 +183,14 @@ heat-abuse $B $MNT >/tmp/abuse
 for want in info-null:EFAULT info-badptr:EFAULT info-unknown-flag:EINVAL \
 	info-reserved:EINVAL info-dir:EISDIR info-good:OK opts-get-null:EFAULT \
 	opts-get-flag:EINVAL opts-set-null:EFAULT opts-set-value:EINVAL \
-	opts-set-flag:EINVAL opts-set-reserved:EINVAL opts-set-good:OK; do
+	opts-set-flag:EINVAL opts-set-reserved:EINVAL opts-set-good:OK \
+	tier-null:EFAULT tier-flag:EINVAL tier-reserved:EINVAL tier-dir:EISDIR \
+	tier-wrap:OK tier-good:OK tier-wronly:EBADF; do
 	is "ioctl case ${want%%:*} gets ${want#*:}" \
 		"$(grep "^${want%%:*} " /tmp/abuse)" "${want%%:*} ${want#*:}"
 done
+is "the tier ioctl counts every byte of the file" \
+	"$(awk '$1 == "tier-good-bytes" { print $2 }' /tmp/abuse)" "$(stat -c %s $B)"
 is "an unprivileged caller cannot set opts (EPERM)" \
 	"$(as_user heat-abuse $B $MNT | grep '^opts-set-good')" \
 	"opts-set-good EPERM"

@@ -182,6 +182,10 @@ is "...and the first of the top directories holds the most of them" \
 	"$(for d in a b c; do where_json $MNT/$d/f0 fast_bytes; done | sort -n | tail -1)"
 check "where -r prints the top directories" \
 	sh -c "heatctl where -r $MNT | grep -q 'top directories by fast-tier use'"
+heatctl where -r --chunk-tree --json $MNT >/tmp/wrc.json
+is "where -r --chunk-tree (FIEMAP and the chunk tree) agrees with the kernel's answer" \
+	"$(jq -c '.[0] | [.fast_bytes, .slow_bytes, .mixed_bytes, .none_bytes]' /tmp/wrc.json)" \
+	"$(jq -c '.[0] | [.fast_bytes, .slow_bytes, .mixed_bytes, .none_bytes]' /tmp/wr.json)"
 # where -r walks into a nested subvolume too; a file with two links counts
 # once.
 total() { jq '.[0] | .fast_bytes + .slow_bytes + .mixed_bytes + .none_bytes' "$1"; }
@@ -206,8 +210,16 @@ echo slow >"$T"
 is "where follows an override of the NVMe's tier to slow" "$(where_json $MNT/a/f0 slow_bytes)" 4194304
 echo auto >"$T"
 is "...and back to fast when it is lifted" "$(where_json $MNT/a/f0 fast_bytes)" 4194304
-out=$(as_user heatctl where $MNT/a/f0 2>&1); rc=$?
-check "where as an unprivileged user fails (1) and says it needs root" \
+# The kernel answers any reader of a file (BTRFS_IOC_GET_TIER_BYTES); the
+# chunk tree, which --chunk-tree reads, needs root.
+is "where as an unprivileged user: the 4 MiB of a file it may read are fast" \
+	"$(as_user heatctl where --json $MNT/a/f0 | jq '.[0].fast_bytes')" 4194304
+chmod 600 $MNT/c/f0
+out=$(as_user heatctl where $MNT/c/f0 2>&1); rc=$?
+check "...but not of a file it may not read (1, permission denied)" \
+	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'Permission denied'"
+out=$(as_user heatctl where --chunk-tree $MNT/a/f0 2>&1); rc=$?
+check "where --chunk-tree as an unprivileged user fails (1) and says it needs root" \
 	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'needs root'"
 umount $MNT
 done_testing

@@ -30,6 +30,12 @@ int main(void)
 	V(BTRFS_IOC_GET_HEAT_INFO); V(BTRFS_IOC_GET_HEAT_OPTS); V(BTRFS_IOC_SET_HEAT_OPTS);
 	V(BTRFS_HEAT_OPTS_NONE); V(BTRFS_HEAT_OPTS_TRACK); V(BTRFS_HEAT_OPTS_MOVE);
 	V(BTRFS_HEAT_OPTS_FAST); V(BTRFS_HEAT_OPTS_SLOW);
+	V(sizeof(struct btrfs_ioctl_tier_bytes));
+	F(btrfs_ioctl_tier_bytes, start); F(btrfs_ioctl_tier_bytes, len);
+	F(btrfs_ioctl_tier_bytes, flags); F(btrfs_ioctl_tier_bytes, fast_bytes);
+	F(btrfs_ioctl_tier_bytes, slow_bytes); F(btrfs_ioctl_tier_bytes, mixed_bytes);
+	F(btrfs_ioctl_tier_bytes, inline_bytes); F(btrfs_ioctl_tier_bytes, reserved);
+	V(BTRFS_IOC_GET_TIER_BYTES);
 	V(BTRFS_HEAT_INFO_LIVE); V(BTRFS_HEAT_INFO_TRACKED);
 	return 0;
 }

@@ -38,6 +38,7 @@ static const char *errname(int err)
 	case EISDIR: return "EISDIR";
 	case EOPNOTSUPP: return "EOPNOTSUPP";
 	case EROFS: return "EROFS";
+	case EBADF: return "EBADF";
 	default: return strerror(err);
 	}
 }
@@ -47,36 +48,38 @@ static int documented(int err)
 {
 	switch (err) {
 	case 0: case EFAULT: case EINVAL: case EPERM: case EACCES:
-	case ENOTTY: case EISDIR: case EOPNOTSUPP: case EROFS:
+	case ENOTTY: case EISDIR: case EOPNOTSUPP: case EROFS: case EBADF:
 		return 1;
 	default:
 		return 0;
 	}
 }
 
-enum { CALL_INFO, CALL_GET, CALL_SET, CALL_SIZE, NR_CALLS };
+enum { CALL_INFO, CALL_GET, CALL_SET, CALL_TIER, CALL_SIZE, NR_CALLS };
 static const char *const call_names[NR_CALLS] = {
-	"info", "get-opts", "set-opts", "wrong-size"
+	"info", "get-opts", "set-opts", "tier-bytes", "wrong-size"
 };
 /* Above every errno the ioctls document (EOPNOTSUPP is 95). */
 #define NR_ERRS 128
 
 static unsigned long fuzz_cmd(int call)
 {
-	static const unsigned int nrs[] = { 47, 48, 51 };
+	static const unsigned int nrs[] = { 47, 48, 51, 55 };
 	unsigned int size;
 
 	switch (call) {
 	case CALL_INFO: return BTRFS_IOC_GET_HEAT_INFO;
 	case CALL_GET: return BTRFS_IOC_GET_HEAT_OPTS;
 	case CALL_SET: return BTRFS_IOC_SET_HEAT_OPTS;
+	case CALL_TIER: return BTRFS_IOC_GET_TIER_BYTES;
 	default:
 		/* Only the numbers of these ioctls: others may act on the fs. */
 		do {
 			size = rand() % 256;
 		} while (size == sizeof(struct btrfs_ioctl_heat_info) ||
-			 size == sizeof(struct btrfs_ioctl_heat_opts));
-		return _IOC(rand() % 4, BTRFS_IOCTL_MAGIC, nrs[rand() % 3], size);
+			 size == sizeof(struct btrfs_ioctl_heat_opts) ||
+			 size == sizeof(struct btrfs_ioctl_tier_bytes));
+		return _IOC(rand() % 4, BTRFS_IOCTL_MAGIC, nrs[rand() % 4], size);
 	}
 }
 
@@ -171,7 +174,8 @@ int main(int argc, char **argv)
 {
 	struct btrfs_ioctl_heat_info info;
 	struct btrfs_ioctl_heat_opts opts;
-	int fd, dfd;
+	struct btrfs_ioctl_tier_bytes tb;
+	int fd, dfd, wfd;
 
 	if (argc >= 5 && !strcmp(argv[1], "fuzz"))
 		return fuzz(atoi(argv[2]), strtoul(argv[3], NULL, 0),
@@ -220,6 +224,34 @@ int main(int argc, char **argv)
 	memset(&opts, 0, sizeof(opts));
 	opts.opts = 2;
 	report("opts-set-good", ioctl(fd, BTRFS_IOC_SET_HEAT_OPTS, &opts));
+
+	report("tier-null", ioctl(fd, BTRFS_IOC_GET_TIER_BYTES, NULL));
+	memset(&tb, 0, sizeof(tb));
+	tb.flags = 1;
+	report("tier-flag", ioctl(fd, BTRFS_IOC_GET_TIER_BYTES, &tb));
+	memset(&tb, 0, sizeof(tb));
+	tb.reserved[8] = 1;
+	report("tier-reserved", ioctl(fd, BTRFS_IOC_GET_TIER_BYTES, &tb));
+	memset(&tb, 0, sizeof(tb));
+	tb.len = (__u64)-1;
+	report("tier-dir", ioctl(dfd, BTRFS_IOC_GET_TIER_BYTES, &tb));
+	/* A range past 2^64 ends there. */
+	memset(&tb, 0, sizeof(tb));
+	tb.start = (__u64)-4096;
+	tb.len = (__u64)-1;
+	report("tier-wrap", ioctl(fd, BTRFS_IOC_GET_TIER_BYTES, &tb));
+	memset(&tb, 0, sizeof(tb));
+	tb.len = (__u64)-1;
+	report("tier-good", ioctl(fd, BTRFS_IOC_GET_TIER_BYTES, &tb));
+	printf("tier-good-bytes %llu\n", (unsigned long long)(tb.fast_bytes +
+		tb.slow_bytes + tb.mixed_bytes + tb.inline_bytes));
+	wfd = open(argv[1], O_WRONLY);
+	if (wfd >= 0) {
+		memset(&tb, 0, sizeof(tb));
+		tb.len = (__u64)-1;
+		report("tier-wronly", ioctl(wfd, BTRFS_IOC_GET_TIER_BYTES, &tb));
+		close(wfd);
+	}
 	close(fd);
 	close(dfd);
 	return 0;
