@@ -51,6 +51,8 @@ enum {
 	OPT_HELP,	/* --help where -h is --human-readable */
 	OPT_HISTORY,
 	OPT_CHUNK_TREE,
+	OPT_PLAN,
+	OPT_DRY_RUN,
 };
 
 /* The unit options, for a command's struct option array. */
@@ -100,6 +102,8 @@ bool walk_same_fs(const char *path, const struct stat *st);
 
 /* top.c, where.c, mover.c */
 int cmd_top(int argc, char **argv);
+/* The path of inode @ino of the subvolume of @fd (root only), or NULL. */
+char *ino_path(int fd, unsigned long long ino);
 int cmd_where(int argc, char **argv);
 const char *where_range_tier(int map_fd, const char *path, uint64_t start,
 			     uint64_t len);

@@ -6,6 +6,7 @@
  * migrate writes 1 to mover_run, which returns when the pass has ended,
  * and reports the difference of the counters.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -18,6 +19,7 @@
 
 #include "heatctl.h"
 #include <linux/btrfs.h>
+#include <linux/btrfs_tree.h>
 #include <linux/magic.h>
 #include "heat-ioctl.h"
 
@@ -38,6 +40,7 @@ static const char * const cmd_status_usage[] = {
 	"",
 	"-j, --json        print a JSON object; sizes in bytes",
 	"--history         also the last 16 passes, oldest first",
+	"--plan            also what the next pass would move (a dry run, root)",
 	SIZE_UNITS_USAGE,
 	"--help            show this help",
 	NULL
@@ -49,6 +52,8 @@ static const char * const cmd_migrate_usage[] = {
 	"Needs root and a mount with -o hotdatamove.",
 	"",
 	"-j, --json        print a JSON object; sizes in bytes",
+	"--dry-run         move nothing: show, file by file, what the pass",
+	"                  would promote and demote",
 	SIZE_UNITS_USAGE,
 	"--help            show this help",
 	NULL
@@ -220,11 +225,13 @@ static const char *size_str(const struct size_units *u, unsigned long long v)
 
 static int parse_args(int argc, char **argv, const char * const *usage,
 		      int *json, const char **path, struct size_units *units,
-		      int *history)
+		      int *history, int *plan)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "history", no_argument, NULL, OPT_HISTORY },
+		{ "plan", no_argument, NULL, OPT_PLAN },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "help", no_argument, NULL, OPT_HELP },
 		SIZE_UNITS_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
@@ -233,6 +240,7 @@ static int parse_args(int argc, char **argv, const char * const *usage,
 
 	*json = 0;
 	*history = 0;
+	*plan = 0;
 	*units = SIZE_UNITS_DEFAULT;
 	while ((c = heat_getopt(argc, argv, "j" SIZE_UNITS_SHORTOPTS, longopts,
 				usage)) != -1) {
@@ -247,6 +255,14 @@ static int parse_args(int argc, char **argv, const char * const *usage,
 			if (usage != cmd_status_usage)
 				return usage_error(usage, "unknown option '--history'");
 			*history = 1;
+			break;
+		case OPT_PLAN:
+		case OPT_DRY_RUN:
+			/* --plan for status, --dry-run for migrate. */
+			if ((c == OPT_PLAN) != (usage == cmd_status_usage))
+				return usage_error(usage, "unknown option '%s'",
+						   c == OPT_PLAN ? "--plan" : "--dry-run");
+			*plan = 1;
 			break;
 		case OPT_HELP:
 			usage_print(stdout, usage);
@@ -278,11 +294,12 @@ static int stats_error(const char *path, int err)
  */
 static int mover_prologue(int argc, char **argv, const char * const *usage,
 			  int *json, const char **path, struct size_units *units,
-			  int *history, char *dir, size_t len, struct stats *st)
+			  int *history, int *plan, char *dir, size_t len,
+			  struct stats *st)
 {
 	int ret;
 
-	ret = parse_args(argc, argv, usage, json, path, units, history);
+	ret = parse_args(argc, argv, usage, json, path, units, history, plan);
 	if (ret >= 0)
 		return ret;
 	if (hot_dir(*path, dir, len) < 0)
@@ -353,6 +370,140 @@ static int print_history(const char *dir, const char *path, bool json,
 	return 0;
 }
 
+/*
+ * Write 1 to hot/@name (mover_run or mover_plan), which returns when the
+ * pass or dry run has ended. Returns 0, or the exit status after saying
+ * why it did not run.
+ */
+static int trigger(const char *dir, const char *name, const char *path)
+{
+	char file[160];
+	int fd, ret;
+
+	snprintf(file, sizeof(file), "%s/%s", dir, name);
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		error_path(path, "this kernel has no dry run of the mover");
+		return EXIT_PATH_FAILED;
+	} else if (fd < 0) {
+		if (errno == EACCES || errno == EPERM)
+			error_path(path, "permission denied (run a pass as root)");
+		else
+			error_path(path, "%s", strerror(errno));
+		return EXIT_PATH_FAILED;
+	}
+	ret = write(fd, "1\n", 2) == 2 ? 0 : -errno;
+	close(fd);
+	if (ret == -EOPNOTSUPP) {
+		error_path(path, "hot data migration is off on this mount (mount -o hotdatamove)");
+		return EXIT_PATH_FAILED;
+	} else if (ret == -EROFS) {
+		error_path(path, "read-only mount: the mover does not run");
+		return EXIT_PATH_FAILED;
+	} else if (ret < 0) {
+		error_path(path, "the pass did not run: %s", strerror(-ret));
+		return EXIT_PATH_FAILED;
+	}
+	return 0;
+}
+
+/*
+ * The last dry run, from hot/mover_plan: as a JSON member "plan" of the
+ * object being printed, or as text, with the files' paths where they are
+ * in the mounted subvolume. Returns 0 or a negative errno, after saying
+ * why.
+ */
+static int print_plan(const char *dir, const char *path, bool json,
+		      const struct size_units *units)
+{
+	unsigned long long n[2] = { 0, 0 }, sum[2] = { 0, 0 };
+	unsigned long long root, ino, bytes, more_files = 0, more_bytes = 0;
+	struct btrfs_ioctl_ino_lookup_args lookup;
+	char file[160], line[256], what[16], result[32] = "none";
+	int fd, nr = 0;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/mover_plan", dir);
+	f = fopen(file, "r");
+	if (!f) {
+		error_path(path, "cannot read the plan: %s", strerror(errno));
+		return -errno;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	memset(&lookup, 0, sizeof(lookup));
+	lookup.objectid = BTRFS_FIRST_FREE_OBJECTID;
+	if (fd >= 0 && ioctl(fd, BTRFS_IOC_INO_LOOKUP, &lookup) < 0)
+		lookup.treeid = 0;
+	if (json)
+		printf(",\n  \"plan\": {\"files\": [");
+	while (fgets(line, sizeof(line), f)) {
+		char *rel = NULL;
+		int up;
+
+		if (sscanf(line, "result %31s", result) == 1)
+			continue;
+		if (sscanf(line, "more %llu %llu", &more_files, &more_bytes) == 2)
+			continue;
+		if (sscanf(line, "%15s %llu %llu %llu", what, &root, &ino,
+			   &bytes) != 4)
+			continue;
+		up = !strcmp(what, "promote");
+		n[up]++;
+		sum[up] += bytes;
+		if (fd >= 0 && lookup.treeid && root == lookup.treeid)
+			rel = ino_path(fd, ino);
+		if (json) {
+			printf("%s\n    {\"action\": \"%s\", \"root\": %llu, \"inode\": %llu, \"path\": ",
+			       nr ? "," : "", up ? "promote" : "demote", root,
+			       ino);
+			if (rel) {
+				char *full;
+
+				if (asprintf(&full, "%s/%s",
+					     strcmp(path, "/") ? path : "", rel) < 0)
+					full = NULL;
+				json_print_string(stdout, full ? full : rel);
+				free(full);
+			} else {
+				printf("null");
+			}
+			printf(", \"bytes\": %llu}", bytes);
+		} else {
+			if (!nr)
+				printf("plan:\n");
+			if (rel)
+				printf("  %-8s %10s  %s/%s\n", what,
+				       size_str(units, bytes),
+				       strcmp(path, "/") ? path : "", rel);
+			else
+				printf("  %-8s %10s  <subvol %llu>/inode %llu\n",
+				       what, size_str(units, bytes), root, ino);
+		}
+		free(rel);
+		nr++;
+	}
+	fclose(f);
+	if (fd >= 0)
+		close(fd);
+	if (json) {
+		printf("%s], \"result\": ", nr ? "\n  " : "");
+		json_print_string(stdout, result);
+		printf(", \"promote_bytes\": %llu, \"demote_bytes\": %llu, \"more_files\": %llu, \"more_bytes\": %llu}",
+		       sum[1], sum[0], more_files, more_bytes);
+		return 0;
+	}
+	if (!nr)
+		printf("plan:         nothing to move\n");
+	if (more_files)
+		printf("  and %llu more file%s, %s\n", more_files,
+		       more_files == 1 ? "" : "s", size_str(units, more_bytes));
+	printf("plan result:  %s; promote %s in %llu file%s, demote %s in %llu file%s%s\n",
+	       result, size_str(units, sum[1]), n[1], n[1] == 1 ? "" : "s",
+	       size_str(units, sum[0]), n[0], n[0] == 1 ? "" : "s",
+	       more_files ? ", besides the files above" : "");
+	return 0;
+}
+
 int cmd_status(int argc, char **argv)
 {
 	const char *knobs[] = {
@@ -366,13 +517,19 @@ int cmd_status(int argc, char **argv)
 	struct size_units units;
 	struct stats st;
 	unsigned long long used, cap;
-	int json, ret, history;
+	int json, ret, history, plan;
 	size_t i;
 
 	ret = mover_prologue(argc, argv, cmd_status_usage, &json, &path, &units,
-			     &history, dir, sizeof(dir), &st);
+			     &history, &plan, dir, sizeof(dir), &st);
 	if (ret >= 0)
 		return ret;
+	/* The dry run first: its messages come before the status. */
+	if (plan) {
+		ret = trigger(dir, "mover_plan", path);
+		if (ret)
+			return ret;
+	}
 	ret = read_knob(dir, "mover_state", state, sizeof(state));
 	if (ret < 0)
 		return stats_error(path, ret);
@@ -390,6 +547,8 @@ int cmd_status(int argc, char **argv)
 		print_stats_json(&st, NULL);
 		if (history)
 			ret = print_history(dir, path, true, &units);
+		if (plan && ret >= 0)
+			ret = print_plan(dir, path, true, &units);
 		printf("\n}\n");
 		return ret < 0 ? EXIT_PATH_FAILED : 0;
 	}
@@ -439,42 +598,37 @@ int cmd_status(int argc, char **argv)
 	       stat_get(&st, "fast_full"), stat_get(&st, "errors"));
 	if (history && print_history(dir, path, false, &units) < 0)
 		return EXIT_PATH_FAILED;
+	if (plan && print_plan(dir, path, false, &units) < 0)
+		return EXIT_PATH_FAILED;
 	return 0;
 }
 
 int cmd_migrate(int argc, char **argv)
 {
-	char dir[128], file[160];
+	char dir[128];
 	const char *path;
 	struct size_units units;
 	struct stats before, after;
-	int json, ret, fd, history;
+	int json, ret, history, plan;
 
 	ret = mover_prologue(argc, argv, cmd_migrate_usage, &json, &path,
-			     &units, &history, dir, sizeof(dir), &before);
+			     &units, &history, &plan, dir, sizeof(dir), &before);
 	if (ret >= 0)
 		return ret;
 
-	snprintf(file, sizeof(file), "%s/mover_run", dir);
-	fd = open(file, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == EACCES || errno == EPERM)
-			error_path(path, "permission denied (run a pass as root)");
-		else
-			error_path(path, "%s", strerror(errno));
-		return EXIT_PATH_FAILED;
-	}
-	ret = write(fd, "1\n", 2) == 2 ? 0 : -errno;
-	close(fd);
-	if (ret == -EOPNOTSUPP) {
-		error_path(path, "hot data migration is off on this mount (mount -o hotdatamove)");
-		return EXIT_PATH_FAILED;
-	} else if (ret == -EROFS) {
-		error_path(path, "read-only mount: the mover does not run");
-		return EXIT_PATH_FAILED;
-	} else if (ret < 0) {
-		error_path(path, "the pass did not run: %s", strerror(-ret));
-		return EXIT_PATH_FAILED;
+	ret = trigger(dir, plan ? "mover_plan" : "mover_run", path);
+	if (ret)
+		return ret;
+	if (plan) {
+		/* A dry run moves nothing and counts nothing: just the plan. */
+		if (json) {
+			printf("{\n  \"path\": ");
+			json_print_string(stdout, path);
+		}
+		ret = print_plan(dir, path, json, &units);
+		if (json)
+			printf("\n}\n");
+		return ret < 0 ? EXIT_PATH_FAILED : 0;
 	}
 	ret = read_stats(dir, &after);
 	if (ret < 0)

@@ -68,7 +68,7 @@ static int cmp_entry(const void *a, const void *b)
 }
 
 /* The path of inode @ino of the subvolume of @fd, or NULL. */
-static char *ino_path(int fd, unsigned long long ino)
+char *ino_path(int fd, unsigned long long ino)
 {
 	char buf[4096];
 	struct btrfs_data_container *c = (struct btrfs_data_container *)buf;

@@ -8,7 +8,8 @@
 # the NVMe; pinning fast needs CAP_SYS_ADMIN; a pin set just before an
 # unmount is carried out after the mount. Placement from FIEMAP and the
 # chunk tree (fast_bytes), nothing lost from checksums, scrub and btrfs
-# check.
+# check. A dry run (heatctl migrate --dry-run) plans what the next pass
+# then does, and moves nothing.
 . /test/lib/tap.sh
 . /test/lib/guest.sh
 . /test/lib/heat.sh
@@ -70,7 +71,26 @@ is "...and no file waits any more" "$(stat_of pins_pending)" 0
 # ---- slow: a hot file leaves the NVMe and is not promoted again ----
 heat_up $MNT/p/f2
 heat_up $MNT/p/f3
+# ---- a dry run plans what the pass then does ----
+passes=$(stat_of passes)
+promoted=$(stat_of promoted_bytes)
+heatctl migrate --dry-run --json $MNT >/tmp/plan.json || not_ok "migrate --dry-run failed"
+is "a dry run plans to promote the two hot files" \
+	"$(jq -c '[.plan.files[] | select(.action == "promote") | .path] | sort' /tmp/plan.json)" \
+	"[\"$MNT/p/f2\",\"$MNT/p/f3\"]"
+is "...16 MiB in all" "$(jq .plan.promote_bytes /tmp/plan.json)" $((2 * M8))
+is "...moves nothing" "$(($(fast_bytes $MNT/p/f2) + $(fast_bytes $MNT/p/f3)))" 0
+is "...and is not counted as a pass" "$(stat_of passes)" "$passes"
+check "migrate --dry-run names the files in its text output" \
+	sh -c "heatctl migrate --dry-run $MNT | grep -q '^  promote .*$MNT/p/f2'"
+check "status --plan prints the plan after the status" \
+	sh -c "heatctl status --plan $MNT | grep -q '^plan result: *done; promote 16.00MiB in 2 files'"
+out=$(as_user heatctl migrate --dry-run $MNT 2>&1); rc=$?
+check "a dry run needs root (1, permission denied)" \
+	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'permission denied'"
 run_pass
+is "the pass then promotes what the plan said" \
+	$(($(stat_of promoted_bytes) - promoted)) "$(jq .plan.promote_bytes /tmp/plan.json)"
 is "two hot files are promoted by heat (f2)" "$(fast_bytes $MNT/p/f2)" $M8
 is "...(f3)" "$(fast_bytes $MNT/p/f3)" $M8
 heatctl set-opts slow $MNT/p/f2
@@ -85,6 +105,10 @@ check "...because promotion skips it as pinned (skipped_pinned $skipped -> $(sta
 
 # ---- demotion of everything leaves the file pinned fast ----
 demote_all
+heatctl migrate --dry-run --json $MNT >/tmp/plan.json
+is "a dry run plans to demote the unpinned file and nothing else" \
+	"$(jq -c '[.plan.files[] | select(.action == "demote") | .path]' /tmp/plan.json)" \
+	"[\"$MNT/p/f3\"]"
 run_pass
 is "demotion of all the NVMe's data takes the hot unpinned file (f3)" "$(fast_bytes $MNT/p/f3)" 0
 is "...but leaves every byte of the file pinned fast" "$(fast_bytes $MNT/p/f0)" $M8
