@@ -62,14 +62,18 @@ struct btrfs_ioctl_heat_info {
  * BTRFS_IOC_GET_TIER_BYTES: how many bytes of a file range lie on each
  * device tier, by the tiers the allocator and the mover use (sysfs
  * devinfo/<id>/tier). Bytes are file bytes of written and preallocated
- * extents (a compressed extent counts what it holds); holes count nowhere.
- * The file's dirty data is written first, as FIEMAP_FLAG_SYNC does. Needs
- * a file descriptor open for reading, nothing more.
+ * extents (a compressed extent counts what it holds); holes and dirty data
+ * not yet written count nowhere. With BTRFS_TIER_BYTES_SYNC the range's
+ * dirty data is written first, as FIEMAP_FLAG_SYNC does. Needs a file
+ * descriptor open for reading, nothing more.
  */
+#define BTRFS_TIER_BYTES_SYNC	(1ULL << 0)
+#define BTRFS_TIER_BYTES_FLAGS	(BTRFS_TIER_BYTES_SYNC)
 struct btrfs_ioctl_tier_bytes {
 	__u64 start;			/* in: first byte of the range */
-	__u64 len;			/* in: its length, (__u64)-1: to the end */
-	__u64 flags;			/* in: zero */
+	/* in: its length, (__u64)-1: to the end; out: clamped to 2^64 - start */
+	__u64 len;
+	__u64 flags;			/* in: BTRFS_TIER_BYTES_* */
 	__u64 fast_bytes;		/* out: in block groups of fast devices */
 	__u64 slow_bytes;		/* out: in block groups of slow devices */
 	__u64 mixed_bytes;		/* out: in groups with stripes on both */
@@ -92,7 +96,6 @@ struct btrfs_ioctl_heat_opts {
 				      struct btrfs_ioctl_heat_opts)
 #define BTRFS_IOC_SET_HEAT_OPTS _IOW(BTRFS_IOCTL_MAGIC, 51, \
 				     struct btrfs_ioctl_heat_opts)
-/* 55 is free as well. */
 #define BTRFS_IOC_GET_TIER_BYTES _IOWR(BTRFS_IOCTL_MAGIC, 55, \
 				       struct btrfs_ioctl_tier_bytes)
 

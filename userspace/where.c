@@ -315,6 +315,8 @@ static int file_tiers_any(int fd, uint64_t *bytes, uint64_t from, uint64_t to)
 		memset(&tb, 0, sizeof(tb));
 		tb.start = from;
 		tb.len = to - from;
+		/* As FIEMAP_FLAG_SYNC: where the data will be, not is now. */
+		tb.flags = BTRFS_TIER_BYTES_SYNC;
 		if (ioctl(fd, BTRFS_IOC_GET_TIER_BYTES, &tb) == 0) {
 			bytes[TIER_FAST] += tb.fast_bytes;
 			bytes[TIER_SLOW] += tb.slow_bytes;

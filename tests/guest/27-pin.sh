@@ -172,6 +172,35 @@ defaults
 run_pass
 is "with room again, the next pass moves it" "$(fast_bytes $MNT/p/f1)" $M8
 
+# ---- a pin makes its room from cold data ----
+# A 40 MiB file promoted by heat, then a 32 MiB file pinned fast with
+# the high watermark less than 32 MiB above the fast tier's use: the pass
+# demotes the colder unpinned file for it, instead of giving up.
+make_files $MNT/c 1 40M
+make_files $MNT/r 1 32M
+heat_up $MNT/c/f0
+run_pass
+is "a 40 MiB file is promoted by heat" "$(fast_bytes $MNT/c/f0)" $((5 * M8))
+used=$(stat_of fast_used_bytes)
+cap=$(stat_of fast_capacity_bytes)
+high=$((used * 100 / cap + 1))
+diag "fast tier: $used of $cap bytes used; high watermark $high %"
+echo $((high - 1)) >$S/mover_low_watermark || bail "mover_low_watermark"
+echo "$high" >$S/mover_high_watermark || bail "mover_high_watermark"
+echo 223 >$S/mover_promote_temp || bail "mover_promote_temp"
+echo 222 >$S/mover_demote_temp || bail "mover_demote_temp"
+heatctl set-opts fast $MNT/r/f0
+run_pass
+is "the file pinned fast moves in although it did not fit under the watermark" \
+	"$(fast_bytes $MNT/r/f0)" $((4 * M8))
+check "...because the pass demoted the cold unpinned file for it ($(fast_bytes $MNT/c/f0) bytes left)" \
+	test "$(fast_bytes $MNT/c/f0)" -lt $((5 * M8))
+is "...and took nothing of the other pinned files" \
+	"$(($(fast_bytes $MNT/p/f0) + $(fast_bytes $MNT/p/f4) + $(fast_bytes $MNT/p/f1)))" $((3 * M8))
+check "...and did not end as pins-full" \
+	test "$(awk '$1 == "last_pass_result" { print $2 }' $S/mover_stats)" != pins-full
+defaults
+
 # ---- nothing lost ----
 sums $MNT/p/f0 $MNT/p/f1 $MNT/p/f2 $MNT/p/f3 $MNT/p/f4 $MNT/u/f0 >/tmp/pin.sums2
 check "every file reads back as written" cmp -s /tmp/pin.sums /tmp/pin.sums2

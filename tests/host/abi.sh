@@ -35,7 +35,7 @@ int main(void)
 	F(btrfs_ioctl_tier_bytes, flags); F(btrfs_ioctl_tier_bytes, fast_bytes);
 	F(btrfs_ioctl_tier_bytes, slow_bytes); F(btrfs_ioctl_tier_bytes, mixed_bytes);
 	F(btrfs_ioctl_tier_bytes, inline_bytes); F(btrfs_ioctl_tier_bytes, reserved);
-	V(BTRFS_IOC_GET_TIER_BYTES);
+	V(BTRFS_IOC_GET_TIER_BYTES); V(BTRFS_TIER_BYTES_SYNC); V(BTRFS_TIER_BYTES_FLAGS);
 	V(BTRFS_HEAT_INFO_LIVE); V(BTRFS_HEAT_INFO_TRACKED);
 	return 0;
 }

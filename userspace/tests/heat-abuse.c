@@ -227,7 +227,7 @@ int main(int argc, char **argv)
 
 	report("tier-null", ioctl(fd, BTRFS_IOC_GET_TIER_BYTES, NULL));
 	memset(&tb, 0, sizeof(tb));
-	tb.flags = 1;
+	tb.flags = BTRFS_TIER_BYTES_FLAGS + 1;
 	report("tier-flag", ioctl(fd, BTRFS_IOC_GET_TIER_BYTES, &tb));
 	memset(&tb, 0, sizeof(tb));
 	tb.reserved[8] = 1;
@@ -242,6 +242,7 @@ int main(int argc, char **argv)
 	report("tier-wrap", ioctl(fd, BTRFS_IOC_GET_TIER_BYTES, &tb));
 	memset(&tb, 0, sizeof(tb));
 	tb.len = (__u64)-1;
+	tb.flags = BTRFS_TIER_BYTES_SYNC;
 	report("tier-good", ioctl(fd, BTRFS_IOC_GET_TIER_BYTES, &tb));
 	printf("tier-good-bytes %llu\n", (unsigned long long)(tb.fast_bytes +
 		tb.slow_bytes + tb.mixed_bytes + tb.inline_bytes));
