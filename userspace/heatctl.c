@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <linux/btrfs.h>
+#include <linux/btrfs_tree.h>
 
 #include "heat-ioctl.h"
 #include "heatctl.h"
@@ -246,44 +247,65 @@ static int open_path(const char *path)
 
 /* ---- walks with -r ---- */
 
-#define WALK_DEVS	64
-
 /*
  * A walk with -r stays on the filesystem of its operand. FTW_MOUNT would
- * also stop at every subvolume, which has a device number of its own, so a
- * directory on another device number is compared by filesystem id, once
- * per device number.
+ * also stop at every subvolume, which has a device number of its own, so
+ * each device number met is classified once: another filesystem, this
+ * one, or a read-only subvolume of this one (a snapshot).
  */
 static struct {
 	unsigned char fsid[BTRFS_FSID_SIZE];
-	dev_t dev[WALK_DEVS];
-	bool same[WALK_DEVS];
-	int nr;
+	struct {
+		dev_t dev;
+		enum walk_fs kind;
+	} *devs;
+	int nr, max;
 } walk_fs;
 
-/* The fsid of the btrfs filesystem of @path in @fsid; -1 if none. */
-static int btrfs_fsid(const char *path, unsigned char *fsid)
+/* The fsid of the btrfs filesystem of open @fd in @fsid; -1 if none. */
+static int btrfs_fsid(int fd, unsigned char *fsid)
 {
 	struct btrfs_ioctl_fs_info_args fsinfo;
 	struct statfs sfs;
-	int fd, ret = -1;
+
+	memset(&fsinfo, 0, sizeof(fsinfo));
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != BTRFS_SUPER_MAGIC ||
+	    ioctl(fd, BTRFS_IOC_FS_INFO, &fsinfo) < 0)
+		return -1;
+	memcpy(fsid, fsinfo.fsid, BTRFS_FSID_SIZE);
+	return 0;
+}
+
+static enum walk_fs classify(const char *path)
+{
+	unsigned char fsid[BTRFS_FSID_SIZE];
+	enum walk_fs kind = WALK_OTHER_FS;
+	struct statfs sfs;
+	__u64 flags = 0;
+	int fd;
 
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -1;
-	memset(&fsinfo, 0, sizeof(fsinfo));
-	if (fstatfs(fd, &sfs) == 0 && sfs.f_type == BTRFS_SUPER_MAGIC &&
-	    ioctl(fd, BTRFS_IOC_FS_INFO, &fsinfo) == 0) {
-		memcpy(fsid, fsinfo.fsid, BTRFS_FSID_SIZE);
-		ret = 0;
+	if (fd < 0) {
+		/* Unreadable: statfs needs no permission, the fsid does. */
+		if (statfs(path, &sfs) == 0 && sfs.f_type == BTRFS_SUPER_MAGIC)
+			return WALK_SAME_FS;
+		return WALK_OTHER_FS;
+	}
+	if (btrfs_fsid(fd, fsid) == 0 &&
+	    !memcmp(fsid, walk_fs.fsid, BTRFS_FSID_SIZE)) {
+		kind = WALK_SAME_FS;
+		if (ioctl(fd, BTRFS_IOC_SUBVOL_GETFLAGS, &flags) == 0 &&
+		    (flags & BTRFS_SUBVOL_RDONLY))
+			kind = WALK_SAME_FS_RO;
 	}
 	close(fd);
-	return ret;
+	return kind;
 }
 
 int walk_start(const char *path)
 {
 	struct stat st;
+	int fd, ret;
 
 	if (lstat(path, &st) < 0) {
 		error_path(path, "%s", strerror(errno));
@@ -294,32 +316,40 @@ int walk_start(const char *path)
 		return -1;
 	}
 	walk_fs.nr = 0;
-	if (btrfs_fsid(path, walk_fs.fsid) < 0) {
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	ret = fd < 0 ? -1 : btrfs_fsid(fd, walk_fs.fsid);
+	if (fd >= 0)
+		close(fd);
+	if (ret < 0) {
 		error_path(path, "not on a btrfs filesystem");
 		return -1;
 	}
-	walk_fs.dev[0] = st.st_dev;
-	walk_fs.same[0] = true;
-	walk_fs.nr = 1;
-	return 0;
+	/* The operand's own subvolume is walked, read-only or not. */
+	return walk_fs_of(path, &st) == WALK_OTHER_FS ? -1 : 0;
 }
 
-bool walk_same_fs(const char *path, const struct stat *st)
+enum walk_fs walk_fs_of(const char *path, const struct stat *st)
 {
-	unsigned char fsid[BTRFS_FSID_SIZE];
-	bool same;
+	enum walk_fs kind;
 	int i;
 
 	for (i = 0; i < walk_fs.nr; i++)
-		if (walk_fs.dev[i] == st->st_dev)
-			return walk_fs.same[i];
-	same = btrfs_fsid(path, fsid) == 0 &&
-	       !memcmp(fsid, walk_fs.fsid, BTRFS_FSID_SIZE);
-	if (walk_fs.nr < WALK_DEVS) {
-		walk_fs.dev[walk_fs.nr] = st->st_dev;
-		walk_fs.same[walk_fs.nr++] = same;
+		if (walk_fs.devs[i].dev == st->st_dev)
+			return walk_fs.devs[i].kind;
+	kind = walk_fs.nr ? classify(path) : WALK_SAME_FS;
+	if (walk_fs.nr == walk_fs.max) {
+		int max = walk_fs.max ? 2 * walk_fs.max : 16;
+		void *devs = realloc(walk_fs.devs, max * sizeof(*walk_fs.devs));
+
+		/* Without memory, classify again next time. */
+		if (!devs)
+			return kind;
+		walk_fs.devs = devs;
+		walk_fs.max = max;
 	}
-	return same;
+	walk_fs.devs[walk_fs.nr].dev = st->st_dev;
+	walk_fs.devs[walk_fs.nr++].kind = kind;
+	return kind;
 }
 
 /* ---- set-opts / get-opts ---- */
@@ -375,16 +405,30 @@ static int opts_one(const char *path, struct opts_walk *w)
 static int opts_walk_fn(const char *path, const struct stat *st, int type,
 			struct FTW *ftw)
 {
-	(void)ftw;
-	if (type == FTW_NS || type == FTW_DNR) {
+	enum walk_fs kind;
+
+	if (type == FTW_NS) {
+		error_path(path, "cannot read");
+		walk_ctx.ret = EXIT_PATH_FAILED;
+		return FTW_CONTINUE;
+	}
+	kind = walk_fs_of(path, st);
+	if (kind == WALK_OTHER_FS)
+		return FTW_SKIP_SUBTREE;
+	if (type == FTW_DNR) {
 		error_path(path, "cannot read");
 		walk_ctx.ret = EXIT_PATH_FAILED;
 		return FTW_CONTINUE;
 	}
 	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
 		return FTW_CONTINUE;
-	if (!walk_same_fs(path, st))
+	/* A snapshot below cannot be changed: say so once, at its root. */
+	if (kind == WALK_SAME_FS_RO && walk_ctx.opts >= 0 && ftw->level > 0) {
+		if (st->st_ino == BTRFS_FIRST_FREE_OBJECTID)
+			fprintf(stderr, "heatctl: %s: a read-only subvolume, skipped\n",
+				path);
 		return FTW_SKIP_SUBTREE;
+	}
 	if (opts_one(path, &walk_ctx))
 		walk_ctx.ret = EXIT_PATH_FAILED;
 	return FTW_CONTINUE;

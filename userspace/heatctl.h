@@ -94,11 +94,13 @@ int heat_getopt(int argc, char **argv, const char *shortopts,
 /*
  * A walk with -r: walk_start() checks operand @path (a symbolic link is
  * refused, it must be on btrfs) and remembers its filesystem, and
- * walk_same_fs() tells whether an entry met in the walk is on it, nested
- * subvolumes included. -1 and a message when walk_start() fails.
+ * walk_fs_of() tells whether an entry met in the walk is on it (nested
+ * subvolumes included), and whether in a read-only subvolume below the
+ * operand's. -1 and a message when walk_start() fails.
  */
+enum walk_fs { WALK_OTHER_FS, WALK_SAME_FS, WALK_SAME_FS_RO };
 int walk_start(const char *path);
-bool walk_same_fs(const char *path, const struct stat *st);
+enum walk_fs walk_fs_of(const char *path, const struct stat *st);
 
 /* top.c, where.c, mover.c */
 int cmd_top(int argc, char **argv);

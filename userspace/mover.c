@@ -168,7 +168,9 @@ static unsigned long long stat_get(const struct stats *st, const char *name)
  */
 static bool is_gauge(const char *name)
 {
-	return !strncmp(name, "fast_", 5) || !strncmp(name, "last_", 5) ||
+	return !strcmp(name, "fast_used_bytes") ||
+	       !strcmp(name, "fast_capacity_bytes") ||
+	       !strncmp(name, "last_", 5) ||
 	       !strcmp(name, "next_pass_in_s") ||
 	       !strcmp(name, "pass_in_progress") ||
 	       !strcmp(name, "pins_pending");
@@ -382,7 +384,7 @@ static int trigger(const char *dir, const char *name, const char *path)
 
 	snprintf(file, sizeof(file), "%s/%s", dir, name);
 	fd = open(file, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT) {
+	if (fd < 0 && errno == ENOENT && !strcmp(name, "mover_plan")) {
 		error_path(path, "this kernel has no dry run of the mover");
 		return EXIT_PATH_FAILED;
 	} else if (fd < 0) {
@@ -407,33 +409,45 @@ static int trigger(const char *dir, const char *name, const char *path)
 	return 0;
 }
 
-/*
- * The last dry run, from hot/mover_plan: as a JSON member "plan" of the
- * object being printed, or as text, with the files' paths where they are
- * in the mounted subvolume. Returns 0 or a negative errno, after saying
- * why.
- */
-static int print_plan(const char *dir, const char *path, bool json,
-		      const struct size_units *units)
+/* hot/mover_plan, open for print_plan(); NULL after saying why not. */
+static FILE *plan_open(const char *dir, const char *path)
 {
-	unsigned long long n[2] = { 0, 0 }, sum[2] = { 0, 0 };
-	unsigned long long root, ino, bytes, more_files = 0, more_bytes = 0;
-	struct btrfs_ioctl_ino_lookup_args lookup;
-	char file[160], line[256], what[16], result[32] = "none";
-	int fd, nr = 0;
+	char file[160];
 	FILE *f;
 
 	snprintf(file, sizeof(file), "%s/mover_plan", dir);
 	f = fopen(file, "r");
-	if (!f) {
+	if (!f)
 		error_path(path, "cannot read the plan: %s", strerror(errno));
-		return -errno;
-	}
+	return f;
+}
+
+/*
+ * The last dry run, from @f (plan_open()), which it closes: as a JSON
+ * member "plan" of the object being printed, or as text, with the files'
+ * paths when @path is the root of the subvolume they are in.
+ */
+static void print_plan(FILE *f, const char *path, bool json,
+		       const struct size_units *units)
+{
+	unsigned long long n[2] = { 0, 0 }, sum[2] = { 0, 0 };
+	unsigned long long root, ino, bytes, more_files = 0, more_bytes = 0;
+	struct btrfs_ioctl_ino_lookup_args lookup;
+	char line[256], what[16], result[32] = "none";
+	int fd, nr = 0, plen;
+	struct stat st;
+
+	/* INO_PATHS names a file from its subvolume's root: only there. */
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	memset(&lookup, 0, sizeof(lookup));
 	lookup.objectid = BTRFS_FIRST_FREE_OBJECTID;
-	if (fd >= 0 && ioctl(fd, BTRFS_IOC_INO_LOOKUP, &lookup) < 0)
+	if (fd >= 0 && (fstat(fd, &st) < 0 ||
+			st.st_ino != BTRFS_FIRST_FREE_OBJECTID ||
+			ioctl(fd, BTRFS_IOC_INO_LOOKUP, &lookup) < 0))
 		lookup.treeid = 0;
+	/* The path without its trailing slashes, "" for "/". */
+	for (plen = strlen(path); plen > 0 && path[plen - 1] == '/'; plen--)
+		;
 	if (json)
 		printf(",\n  \"plan\": {\"files\": [");
 	while (fgets(line, sizeof(line), f)) {
@@ -459,8 +473,7 @@ static int print_plan(const char *dir, const char *path, bool json,
 			if (rel) {
 				char *full;
 
-				if (asprintf(&full, "%s/%s",
-					     strcmp(path, "/") ? path : "", rel) < 0)
+				if (asprintf(&full, "%.*s/%s", plen, path, rel) < 0)
 					full = NULL;
 				json_print_string(stdout, full ? full : rel);
 				free(full);
@@ -472,9 +485,8 @@ static int print_plan(const char *dir, const char *path, bool json,
 			if (!nr)
 				printf("plan:\n");
 			if (rel)
-				printf("  %-8s %10s  %s/%s\n", what,
-				       size_str(units, bytes),
-				       strcmp(path, "/") ? path : "", rel);
+				printf("  %-8s %10s  %.*s/%s\n", what,
+				       size_str(units, bytes), plen, path, rel);
 			else
 				printf("  %-8s %10s  <subvol %llu>/inode %llu\n",
 				       what, size_str(units, bytes), root, ino);
@@ -490,7 +502,7 @@ static int print_plan(const char *dir, const char *path, bool json,
 		json_print_string(stdout, result);
 		printf(", \"promote_bytes\": %llu, \"demote_bytes\": %llu, \"more_files\": %llu, \"more_bytes\": %llu}",
 		       sum[1], sum[0], more_files, more_bytes);
-		return 0;
+		return;
 	}
 	if (!nr)
 		printf("plan:         nothing to move\n");
@@ -501,7 +513,6 @@ static int print_plan(const char *dir, const char *path, bool json,
 	       result, size_str(units, sum[1]), n[1], n[1] == 1 ? "" : "s",
 	       size_str(units, sum[0]), n[0], n[0] == 1 ? "" : "s",
 	       more_files ? ", besides the files above" : "");
-	return 0;
 }
 
 int cmd_status(int argc, char **argv)
@@ -518,6 +529,7 @@ int cmd_status(int argc, char **argv)
 	struct stats st;
 	unsigned long long used, cap;
 	int json, ret, history, plan;
+	FILE *plan_f = NULL;
 	size_t i;
 
 	ret = mover_prologue(argc, argv, cmd_status_usage, &json, &path, &units,
@@ -529,6 +541,9 @@ int cmd_status(int argc, char **argv)
 		ret = trigger(dir, "mover_plan", path);
 		if (ret)
 			return ret;
+		plan_f = plan_open(dir, path);
+		if (!plan_f)
+			return EXIT_PATH_FAILED;
 	}
 	ret = read_knob(dir, "mover_state", state, sizeof(state));
 	if (ret < 0)
@@ -547,8 +562,8 @@ int cmd_status(int argc, char **argv)
 		print_stats_json(&st, NULL);
 		if (history)
 			ret = print_history(dir, path, true, &units);
-		if (plan && ret >= 0)
-			ret = print_plan(dir, path, true, &units);
+		if (plan_f)
+			print_plan(plan_f, path, true, &units);
 		printf("\n}\n");
 		return ret < 0 ? EXIT_PATH_FAILED : 0;
 	}
@@ -596,11 +611,10 @@ int cmd_status(int argc, char **argv)
 	       stat_get(&st, "pins_pending"), stat_get(&st, "pins_dropped"));
 	printf("fast full:    %llu passes, errors: %llu\n",
 	       stat_get(&st, "fast_full"), stat_get(&st, "errors"));
-	if (history && print_history(dir, path, false, &units) < 0)
-		return EXIT_PATH_FAILED;
-	if (plan && print_plan(dir, path, false, &units) < 0)
-		return EXIT_PATH_FAILED;
-	return 0;
+	ret = history ? print_history(dir, path, false, &units) : 0;
+	if (plan_f)
+		print_plan(plan_f, path, false, &units);
+	return ret < 0 ? EXIT_PATH_FAILED : 0;
 }
 
 int cmd_migrate(int argc, char **argv)
@@ -621,14 +635,18 @@ int cmd_migrate(int argc, char **argv)
 		return ret;
 	if (plan) {
 		/* A dry run moves nothing and counts nothing: just the plan. */
+		FILE *f = plan_open(dir, path);
+
+		if (!f)
+			return EXIT_PATH_FAILED;
 		if (json) {
 			printf("{\n  \"path\": ");
 			json_print_string(stdout, path);
 		}
-		ret = print_plan(dir, path, json, &units);
+		print_plan(f, path, json, &units);
 		if (json)
 			printf("\n}\n");
-		return ret < 0 ? EXIT_PATH_FAILED : 0;
+		return 0;
 	}
 	ret = read_stats(dir, &after);
 	if (ret < 0)

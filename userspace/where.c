@@ -304,6 +304,7 @@ static struct mapper {
 	int map_fd;		/* any fd of the filesystem, for the chunk tree */
 	struct fs_map map;		/* of the chunk tree */
 	bool loaded;
+	int load_err;			/* the chunk tree could not be read */
 } mp;
 
 /* Add up the bytes of @fd in [@from, @to) per tier, as @mp says. */
@@ -328,11 +329,19 @@ static int file_tiers_any(int fd, uint64_t *bytes, uint64_t from, uint64_t to)
 			return -errno;
 		mp.chunks = true;
 	}
+	if (mp.load_err)
+		return mp.load_err;
 	if (!mp.loaded) {
 		int err = load_chunks(mp.map_fd, &mp.map);
 
-		if (err)
+		if (err) {
+			/* A map read in part would not be sorted: none. */
+			free(mp.map.chunks);
+			mp.map.chunks = NULL;
+			mp.map.nr = 0;
+			mp.load_err = err;
 			return err;
+		}
 		mp.loaded = true;
 	}
 	return file_tiers(fd, &mp.map, bytes, from, to);
@@ -482,14 +491,19 @@ static int tree_walk_fn(const char *path, const struct stat *st, int type,
 	err = dirs_leave(ftw->level);
 	if (err)
 		goto stop;
-	if (type == FTW_DNR || type == FTW_NS) {
+	/* Another filesystem's mount point may be unreadable: skip it too. */
+	if (type == FTW_NS ||
+	    (type == FTW_DNR && walk_fs_of(path, st) != WALK_OTHER_FS)) {
 		error_path(path, "cannot read");
 		tw.err = -EACCES;
 		return FTW_CONTINUE;
 	}
+	if (type == FTW_DNR)
+		return FTW_CONTINUE;
 	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
 		return FTW_CONTINUE;
-	if (!walk_same_fs(path, st))
+	/* Read-only snapshots below are counted: their files are there. */
+	if (walk_fs_of(path, st) == WALK_OTHER_FS)
 		return FTW_SKIP_SUBTREE;
 	if (type == FTW_D) {
 		err = dirs_enter(path);
@@ -511,6 +525,11 @@ static int tree_walk_fn(const char *path, const struct stat *st, int type,
 		return FTW_CONTINUE;
 	}
 	err = file_tiers_any(fd, bytes, 0, FIEMAP_MAX_OFFSET);
+	if (err && mp.load_err) {
+		/* No chunk tree, no answer for any file: stop, say it once. */
+		close(fd);
+		goto stop;
+	}
 	if (!err) {
 		struct btrfs_ioctl_heat_opts opts;
 		uint64_t sum = 0;
@@ -630,9 +649,26 @@ int cmd_where(int argc, char **argv)
 	for (i = optind; i < argc; i++) {
 		uint64_t bytes[NR_TIERS] = { 0 };
 		struct statfs sfs;
+		struct stat st;
 		uint64_t total;
 		int fd, err, t;
 
+		/* Refused before it is opened: opening a device may act. */
+		if (stat(argv[i], &st) < 0) {
+			error_path(argv[i], "%s", strerror(errno));
+			ret = 1;
+			continue;
+		}
+		if (S_ISDIR(st.st_mode) && !recursive) {
+			error_path(argv[i], "a directory: -r adds up the files below it");
+			ret = 1;
+			continue;
+		}
+		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+			error_path(argv[i], "not a regular file or directory");
+			ret = 1;
+			continue;
+		}
 		fd = open(argv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0) {
 			error_path(argv[i], "%s", strerror(errno));
@@ -663,11 +699,7 @@ int cmd_where(int argc, char **argv)
 			err = file_tiers_any(fd, bytes, 0, FIEMAP_MAX_OFFSET);
 		}
 		close(fd);
-		if (err == -EISDIR) {
-			error_path(argv[i], "a directory: -r adds up the files below it");
-			ret = 1;
-			continue;
-		} else if (err) {
+		if (err) {
 			error_path(argv[i], "%s%s", strerror(-err),
 				   err == -EPERM ? " (the chunk tree needs root)" : "");
 			ret = 1;

@@ -116,10 +116,19 @@ rmdir $MNT/d/other
 btrfs subvolume create $MNT/d/sv >/dev/null || bail "subvolume create failed"
 touch $MNT/d/sv/x
 before=$(heatctl get-opts --json $MNT/d/sv/x | jq -r '.[0].opts')
-check "a new file of the new subvolume is not yet track ($before)" test "$before" != track
+is "a new file of the new subvolume is not yet track" "$before" move
 is "set-opts -r walks into a nested subvolume (six entries set)" \
 	"$(heatctl set-opts -r --json track $MNT/d | jq length)" 6
 is "...and sets its files" "$(heatctl get-opts --json $MNT/d/sv/x | jq -r '.[0].opts')" track
+# A read-only snapshot below cannot be changed: set-opts -r says so once
+# and goes on, rather than failing on each of its files.
+btrfs subvolume snapshot -r $MNT/d/sv $MNT/d/ro >/dev/null || bail "snapshot failed"
+heatctl set-opts -r move $MNT/d 2>/tmp/err; rc=$?
+is "set-opts -r beside a read-only snapshot succeeds (0)" "$rc" 0
+check "...and says once that it skipped the snapshot" \
+	sh -c "[ \"\$(grep -c 'ro: a read-only subvolume, skipped' /tmp/err)\" = 1 ] && [ \"\$(wc -l </tmp/err)\" = 1 ]"
+is "...whose file keeps its options" "$(heatctl get-opts --json $MNT/d/ro/x | jq -r '.[0].opts')" track
+btrfs subvolume delete $MNT/d/ro >/dev/null
 btrfs subvolume delete $MNT/d/sv >/dev/null
 is "set-opts --json prints what it set" \
 	"$(heatctl set-opts track $MNT/d/f0 --json | jq -r '.[0].opts')" track
@@ -221,5 +230,11 @@ check "...but not of a file it may not read (1, permission denied)" \
 out=$(as_user heatctl where --chunk-tree $MNT/a/f0 2>&1); rc=$?
 check "where --chunk-tree as an unprivileged user fails (1) and says it needs root" \
 	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'needs root'"
+as_user heatctl where -r --chunk-tree $MNT/a >/tmp/out 2>/tmp/err; rc=$?
+check "...with -r too: one error, no partial sums (1)" \
+	sh -c "[ $rc = 1 ] && [ \"\$(grep -c 'needs root' /tmp/err)\" = 1 ] && [ ! -s /tmp/out ]"
+out=$(heatctl where $MNT/a 2>&1); rc=$?
+check "where on a directory without -r says to use -r (1)" \
+	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'a directory: -r adds up'"
 umount $MNT
 done_testing

@@ -83,6 +83,10 @@ is "...moves nothing" "$(($(fast_bytes $MNT/p/f2) + $(fast_bytes $MNT/p/f3)))" 0
 is "...and is not counted as a pass" "$(stat_of passes)" "$passes"
 check "migrate --dry-run names the files in its text output" \
 	sh -c "heatctl migrate --dry-run $MNT | grep -q '^  promote .*$MNT/p/f2'"
+is "a dry run asked from a directory below the subvolume's root names no path" \
+	"$(heatctl migrate --dry-run --json $MNT/p | jq -c '[.plan.files[].path] | unique')" "[null]"
+is "status --plan --json has the plan" \
+	"$(heatctl status --plan --json $MNT | jq -r '.plan.result')" "done"
 check "status --plan prints the plan after the status" \
 	sh -c "heatctl status --plan $MNT | grep -q '^plan result: *done; promote 16.00MiB in 2 files'"
 out=$(as_user heatctl migrate --dry-run $MNT 2>&1); rc=$?
@@ -107,8 +111,8 @@ check "...because promotion skips it as pinned (skipped_pinned $skipped -> $(sta
 demote_all
 heatctl migrate --dry-run --json $MNT >/tmp/plan.json
 is "a dry run plans to demote the unpinned file and nothing else" \
-	"$(jq -c '[.plan.files[] | select(.action == "demote") | .path]' /tmp/plan.json)" \
-	"[\"$MNT/p/f3\"]"
+	"$(jq -c '[.plan.files[] | [.action, .path]]' /tmp/plan.json)" \
+	"[[\"demote\",\"$MNT/p/f3\"]]"
 run_pass
 is "demotion of all the NVMe's data takes the hot unpinned file (f3)" "$(fast_bytes $MNT/p/f3)" 0
 is "...but leaves every byte of the file pinned fast" "$(fast_bytes $MNT/p/f0)" $M8
