@@ -69,14 +69,14 @@ as_user() {
 	su -s /bin/sh tester -c "$*"
 }
 
-# chunk_map: "chunk START LENGTH DEVID" for every chunk of the filesystem
-# on $FAST_DEV, with the device of its first stripe, from the chunk tree as
+# chunk_map [DEV]: "chunk START LENGTH DEVID" for every chunk of the
+# filesystem on DEV (default $FAST_DEV), with the device of its first stripe, from the chunk tree as
 # btrfs-progs dumps it (what is committed: sync first). The tests map
 # extents through it rather than with btrfs-map-logical, which in
 # btrfs-progs 6.2 answers "no extent found" for about one extent in a
 # hundred (one that begins an extent tree leaf, with a gap before it).
 chunk_map() {
-	btrfs inspect-internal dump-tree -t chunk "$FAST_DEV" 2>/dev/null | awk '
+	btrfs inspect-internal dump-tree -t chunk "${1:-$FAST_DEV}" 2>/dev/null | awk '
 		/ CHUNK_ITEM / {
 			for (i = 1; i < NF; i++)
 				if ($i == "CHUNK_ITEM") { s = $(i + 1); sub(/\)/, "", s) }
