@@ -1,12 +1,14 @@
 #!/bin/sh
 # shellcheck shell=dash
-# runtime: 90 s (warm run, debug kernel; the runner starts the longest first)
+# runtime: 110 s (warm run, debug kernel; the runner starts the longest first)
 # Pinning (issue #15): btrfs.hot fast and slow. A file pinned fast goes to
 # the NVMe on the next pass whatever its heat and no demotion takes it; a
 # file pinned slow leaves the NVMe and no promotion takes it back; writes
 # of a file pinned fast, or created in a directory pinned fast, land on
 # the NVMe; pinning fast needs CAP_SYS_ADMIN; a pin set just before an
-# unmount is carried out after the mount. Placement from FIEMAP and the
+# unmount is carried out after the mount; files people have (reflinked,
+# overwritten in place, compressed, in a snapshotted subvolume) pinned
+# fast get their own copy on the NVMe. Placement from FIEMAP and the
 # chunk tree (fast_bytes), nothing lost from checksums, scrub and btrfs
 # check. A dry run (heatctl migrate --dry-run) plans what the next pass
 # then does, and moves nothing.
@@ -204,6 +206,52 @@ is "...and took nothing of the other pinned files" \
 check "...and did not end as pins-full" \
 	test "$(awk '$1 == "last_pass_result" { print $2 }' $S/mover_stats)" != pins-full
 defaults
+
+# ---- pinned files people have: shared, overwritten, compressed ----
+# Every file of the subvolume sv shares its extents with a read-only
+# snapshot, f0 also with a reflinked copy; f1 was overwritten in place,
+# cmp is compressed. Pinned fast with mover_unshare off, each gets a copy
+# of its own on the NVMe, as a defrag would give it, while the snapshot
+# and the reflinked copy keep theirs on the disk.
+btrfs subvolume create $MNT/sv >/dev/null || bail "subvolume create"
+make_files $MNT/sv 3 8M
+cp --reflink=always $MNT/sv/f0 $MNT/sv/copy || bail "cp --reflink"
+dd if=/dev/urandom of=$MNT/sv/f1 bs=1M count=2 seek=3 conv=notrunc,fsync \
+	2>/dev/null
+touch $MNT/sv/cmp
+btrfs property set $MNT/sv/cmp compression zstd || bail "compression property"
+yes "a line that compresses well" | head -c $M8 >$MNT/sv/cmp
+sync
+btrfs subvolume snapshot -r $MNT/sv $MNT/snap >/dev/null || bail "snapshot"
+sums $MNT/sv/* $MNT/snap/* >/tmp/sv.sums
+is "mover_unshare is off" "$(cat $S/mover_unshare)" 0
+is "the files of the snapshotted subvolume start on the disk" \
+	"$(($(fast_bytes $MNT/sv/f0) + $(fast_bytes $MNT/sv/f1) + $(fast_bytes $MNT/sv/f2) + $(fast_bytes $MNT/sv/cmp)))" 0
+check "...and share all of their extents (btrfs filesystem du: exclusive $(btrfs filesystem du -s --raw $MNT/sv | awk 'NR == 2 { print $2 }'))" \
+	test "$(btrfs filesystem du -s --raw $MNT/sv | awk 'NR == 2 { print $2 }')" -eq 0
+unshared=$(stat_of unshared_bytes)
+heatctl set-opts fast $MNT/sv/f0 $MNT/sv/f1 $MNT/sv/f2 $MNT/sv/cmp ||
+	not_ok "set-opts fast on the subvolume's files failed"
+run_pass
+is "a reflinked file pinned fast is all on the NVMe" "$(fast_bytes $MNT/sv/f0)" $M8
+is "...while its reflinked copy keeps its bytes on the disk" "$(fast_bytes $MNT/sv/copy)" 0
+is "a file overwritten in place, pinned fast, is all on the NVMe" \
+	"$(fast_bytes $MNT/sv/f1)" $M8
+is "a file of a snapshotted subvolume, pinned fast, is all on the NVMe" \
+	"$(fast_bytes $MNT/sv/f2)" $M8
+is "a compressed file pinned fast is all on the NVMe" "$(fast_bytes $MNT/sv/cmp)" $M8
+check "...and still compressed (filefrag: encoded)" \
+	sh -c "filefrag -v $MNT/sv/cmp | grep -q encoded"
+is "the read-only snapshot's files keep their bytes on the disk" \
+	"$(($(fast_bytes $MNT/snap/f0) + $(fast_bytes $MNT/snap/f1) + $(fast_bytes $MNT/snap/f2) + $(fast_bytes $MNT/snap/cmp)))" 0
+excl=$(btrfs filesystem du -s --raw $MNT/sv | awk 'NR == 2 { print $2 }')
+check "btrfs filesystem du: the pinned files hold their own copies ($excl exclusive bytes)" \
+	test "$excl" -ge $((3 * M8))
+check "unshared_bytes counts the copies ($unshared -> $(stat_of unshared_bytes))" \
+	test "$(stat_of unshared_bytes)" -ge $((unshared + 3 * M8))
+sums $MNT/sv/* $MNT/snap/* >/tmp/sv.sums2
+check "every file of the subvolume and its snapshot reads back as written" \
+	cmp -s /tmp/sv.sums /tmp/sv.sums2
 
 # ---- nothing lost ----
 sums $MNT/p/f0 $MNT/p/f1 $MNT/p/f2 $MNT/p/f3 $MNT/p/f4 $MNT/u/f0 >/tmp/pin.sums2
