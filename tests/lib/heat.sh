@@ -75,6 +75,7 @@ as_user() {
 # extents through it rather than with btrfs-map-logical, which in
 # btrfs-progs 6.2 answers "no extent found" for about one extent in a
 # hundred (one that begins an extent tree leaf, with a gap before it).
+# shellcheck disable=SC2120 # callers in the suites pass DEV
 chunk_map() {
 	btrfs inspect-internal dump-tree -t chunk "${1:-$FAST_DEV}" 2>/dev/null | awk '
 		/ CHUNK_ITEM / {
