@@ -71,6 +71,7 @@ check "...and a cold walk reads its tree blocks from the disk ($1 SATA, $2 NVMe 
 
 # ---- metadata_tier=fast ----
 umount $MNT
+dmesg -c >/dev/null
 out=$(mount -o metadata_tier=bogus "$SLOW_DEV" $MNT 2>&1); rc=$?
 check "metadata_tier=bogus is refused ($rc: $out)" test "$rc" != 0
 check "...and the kernel log says why" \
@@ -93,6 +94,10 @@ check "remount,metadata_tier=any drops it from /proc/mounts" \
 	sh -c "! grep ' $MNT ' /proc/mounts | grep -q metadata_tier"
 btrfs balance start -m $MNT >/dev/null 2>&1 || not_ok "balance -m failed"
 is "...and balance -m puts the chunks back on the disk" "$(meta_devids)" "$SID"
+mount -o remount,metadata_tier=fast $MNT || bail "remount metadata_tier=fast"
+btrfs balance start -m $MNT >/dev/null 2>&1 || not_ok "balance -m failed"
+is "remount,metadata_tier=fast: balance -m puts them on the NVMe again" \
+	"$(meta_devids)" "$FID"
 
 # ---- nothing lost ----
 check "every file reads back as written" sha256sum -c -s /tmp/meta.sums

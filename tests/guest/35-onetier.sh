@@ -9,9 +9,10 @@
 # device add and device remove switch between one tier and two while
 # mounted. The same comparison on two tiers differs, so it can fail. An
 # all-SATA filesystem filled to the last chunk allocates as a plain mount
-# too, after an even number of tier changes (the mount's loading of the
-# overrides is one): a cache of the answer once read such a filesystem as
-# tiered then, and its last data chunks left the metadata reserve.
+# too after an override (the mount's loading of the overrides is the
+# first tier change, the override the second): with an even number of
+# changes, a cache of the answer once read such a filesystem as tiered,
+# and its last data chunks left the metadata reserve.
 . /test/lib/tap.sh
 . /test/lib/guest.sh
 . /test/lib/heat.sh
@@ -70,7 +71,8 @@ fill() {
 # fill_up DEVICE MOUNT_OPTIONS: a fresh 512 MiB filesystem on DEVICE
 # alone, its tier overridden to slow (the second tier change of the mount),
 # filled to ENOSPC with 40 MiB preallocations and then 16 MiB writes;
-# prints where every extent and chunk lies.
+# prints where every extent and chunk lies. Runs in a subshell: a bail
+# ends only it, and shows as a layout that differs.
 fill_up() {
 	local i=0 f
 	umount $MNT 2>/dev/null
@@ -179,7 +181,7 @@ is "...on the SATA disk: none of the 24 MiB written last is on the NVMe" \
 umount $MNT
 check "the two-device filesystem checks clean" btrfs check --readonly "$SLOW_DEV"
 
-# ---- all-SATA, one device, filled up: one tier at both parities ----
+# ---- all-SATA, one device, filled up after an override ----
 plain=$(fill_up "$SLOW_DEV" "")
 move=$(fill_up "$SLOW_DEV" hotdatamove)
 check "the full SATA filesystem holds preallocated and written files in 8 or more chunks" \
