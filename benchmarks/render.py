@@ -554,7 +554,7 @@ def render_readpolicy(d, w):
     with open(path) as f:
         rp = json.load(f)
     runs = rp["result"]["runs"]
-    w("## 5. Read policy")
+    w("## 5. Read policy and metadata placement")
     w("")
     w("raid1 metadata over the SATA disk (dm-delay, as in section 1) and"
       " the NVMe; %d files of 1 KiB (inline, so metadata) in four trees;"
@@ -562,7 +562,12 @@ def render_readpolicy(d, w):
       " cold cache (a remount before each run), `read_policy` `pid` (the"
       " default) against `tier`, in %d interleaved rounds"
       " (`benchmarks/run-readpolicy`, %s kernel, series %s, %s). `stat`:"
-      " `ls -lR`, a readdir and a stat of every file; `small`: read every file. Medians with"
+      " `ls -lR`, a readdir and a stat of every file; `small`: read every file."
+      " Then metadata placement: the same files with `dup` metadata,"
+      " whose chunks `balance -m` put on the disk (`dup-disk`, a plain"
+      " mount: the disk has most room) and then, under"
+      " `metadata_tier=fast`, on the NVMe (`dup-nvme`), the same rounds"
+      " one placement after the other. Medians with"
       " the min-max range; read requests per device from"
       " `/sys/block/*/stat`." % (
           rp["result"]["setup"]["files"], max(r["round"] for r in runs),
@@ -572,7 +577,7 @@ def render_readpolicy(d, w):
     w("|---|---|---:|---:|---:|---:|")
     med = {}
     for wl in ("stat", "small"):
-        for pol in ("pid", "tier"):
+        for pol in ("pid", "tier", "dup-disk", "dup-nvme"):
             xs = [r for r in runs if r["workload"] == wl and r["policy"] == pol]
             if not xs:
                 continue
@@ -588,9 +593,16 @@ def render_readpolicy(d, w):
                 100.0 * sum(r["slow_reads"] for r in xs) / max(tot, 1)))
     w("")
     for wl in ("stat", "small"):
-        if (wl, "pid") in med and (wl, "tier") in med and med[(wl, "tier")]:
+        if (wl, "pid") in med and (wl, "tier") in med and med[(wl, "pid")]:
             w("- **%s**: `tier` takes %.2fx the time of `pid` (medians)." % (
                 wl, med[(wl, "tier")] / med[(wl, "pid")]))
+    for wl in ("stat", "small"):
+        if (wl, "dup-disk") in med and (wl, "dup-nvme") in med \
+                and med[(wl, "dup-disk")]:
+            w("- **%s**, dup metadata: on the NVMe (`metadata_tier=fast`,"
+              " then `balance -m`) it takes %.2fx the time it takes on the"
+              " disk (medians)." % (
+                  wl, med[(wl, "dup-nvme")] / med[(wl, "dup-disk")]))
     w("")
 
 

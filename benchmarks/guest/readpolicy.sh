@@ -11,8 +11,12 @@
 # that pid spreads its reads as it would under several users. The cache
 # is cold for each run: a remount (drop_caches leaves btrfs's tree blocks
 # in memory), which also resets read_policy, set again after it.
-# Result: per round, policy and workload, the wall time in ms and the read
-# requests of each device (/sys/block/*/stat).
+# Then metadata placement: the same files on a filesystem with dup
+# metadata, its chunks rewritten by balance -m first on a plain mount
+# (they go to the disk, which has most room: "dup-disk"), then under
+# metadata_tier=fast (the NVMe: "dup-nvme"), the same rounds for each.
+# Result: per round, policy (or placement) and workload, the wall time in
+# ms and the read requests of each device (/sys/block/*/stat).
 . /test/lib/guest.sh
 
 MNT=/mnt/r
@@ -36,31 +40,43 @@ SDEV=/dev/mapper/slow
 SLOW=$(dm_name slow)
 FAST=${FAST_DEV##*/}
 
-mkfs.btrfs -q -f -K -d single -m raid1 "$SDEV" "$FAST_DEV" >/dev/null ||
-	{ echo "# mkfs failed"; exit 1; }
-mount "$SDEV" $MNT || { echo "# mount failed"; exit 1; }
-UUID=$(btrfs filesystem show $MNT | sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p')
 head -c 1024 /dev/urandom >/tmp/p1k
-say "read policy: $((DIRS * FILES)) files of 1 KiB in $DIRS directories, $ROUNDS rounds of pid and tier, the disk at $DISK_MS ms a read"
-d=0
-while [ $d -lt $DIRS ]; do
-	mkdir -p $MNT/q$((d % 4))/d$d
-	i=0
-	while [ $i -lt $FILES ]; do
-		cp /tmp/p1k $MNT/q$((d % 4))/d$d/f$i
-		i=$((i + 1))
+# make_tree PROFILE: a fresh filesystem with PROFILE metadata, mounted,
+# holding the files.
+make_tree() {
+	local d=0 i
+	umount $MNT 2>/dev/null
+	mkfs.btrfs -q -f -K -d single -m "$1" "$SDEV" "$FAST_DEV" >/dev/null 2>&1 ||
+		{ echo "# mkfs failed"; exit 1; }
+	mount "$SDEV" $MNT || { echo "# mount failed"; exit 1; }
+	UUID=$(btrfs filesystem show $MNT | sed -n 's/.*uuid: \([0-9a-f-]*\).*/\1/p')
+	while [ $d -lt $DIRS ]; do
+		mkdir -p $MNT/q$((d % 4))/d$d
+		i=0
+		while [ $i -lt $FILES ]; do
+			cp /tmp/p1k $MNT/q$((d % 4))/d$d/f$i
+			i=$((i + 1))
+		done
+		d=$((d + 1))
 	done
-	d=$((d + 1))
-done
-sync
+	sync
+}
+say "read policy: $((DIRS * FILES)) files of 1 KiB in $DIRS directories, $ROUNDS rounds of pid and tier, the disk at $DISK_MS ms a read"
+make_tree raid1
 emit readsetup "{\"files\":$((DIRS * FILES)),\"dirs\":$DIRS,\"rounds\":$ROUNDS,\"disk_read_delay_ms\":$DISK_MS}"
 say "metadata: $(btrfs filesystem df $MNT | sed -n 's/^Metadata, \(.*\)/\1/p')"
 
 # run POLICY WORKLOAD ROUND: one cold run, printed as a JSON object.
+# POLICY pid or tier is a read policy; dup-disk and dup-nvme are the
+# placements, whose mount keeps metadata_tier as placed.
 run() {
-	local s0 f0 t0 t1 q
-	umount $MNT && mount "$SDEV" $MNT || { echo "# remount failed"; exit 1; }
-	echo "$1" >/sys/fs/btrfs/$UUID/read_policy || { echo "# read_policy $1 refused"; exit 1; }
+	local s0 f0 t0 t1 q opts=""
+	[ "$1" = dup-nvme ] && opts=metadata_tier=fast
+	umount $MNT && mount ${opts:+-o $opts} "$SDEV" $MNT || { echo "# remount failed"; exit 1; }
+	case $1 in
+	pid|tier) echo "$1" >/sys/fs/btrfs/$UUID/read_policy ||
+		{ echo "# read_policy $1 refused"; exit 1; } ;;
+	esac
 	s0=$(reads "$SLOW")
 	f0=$(reads "$FAST")
 	t0=$(now_ms)
@@ -86,6 +102,33 @@ while [ $r -le $ROUNDS ]; do
 	done
 	say "round $r of $ROUNDS done"
 	r=$((r + 1))
+done
+umount $MNT
+btrfs check --readonly "$SDEV" >/dev/null 2>&1 || { echo "# btrfs check failed"; exit 1; }
+
+# meta_devids: the devids of the metadata chunks' stripes (chunk tree).
+meta_devids() {
+	sync
+	btrfs inspect-internal dump-tree -t chunk "$FAST_DEV" 2>/dev/null | awk '
+		/ type / { for (i = 1; i < NF; i++) if ($i == "type") t = $(i + 1) }
+		$1 == "stripe" && $3 == "devid" && t ~ /^METADATA/ { print $4 }' |
+		sort -u | tr '\n' ' '
+}
+say "placement: the same files, dup metadata, placed by balance -m"
+make_tree dup
+for p in dup-disk dup-nvme; do
+	opts=""
+	[ "$p" = dup-nvme ] && opts=metadata_tier=fast
+	umount $MNT && mount ${opts:+-o $opts} "$SDEV" $MNT || { echo "# remount failed"; exit 1; }
+	btrfs balance start -m $MNT >/dev/null 2>&1 || { echo "# balance -m failed"; exit 1; }
+	say "$p: metadata chunks on devids $(meta_devids)"
+	r=1
+	while [ $r -le $ROUNDS ]; do
+		for w in stat small; do
+			emit readpolicy "$(run $p $w $r)"
+		done
+		r=$((r + 1))
+	done
 done
 umount $MNT
 btrfs check --readonly "$SDEV" >/dev/null 2>&1 || { echo "# btrfs check failed"; exit 1; }

@@ -107,7 +107,9 @@ KERNEL=debug QUICK=1 benchmarks/run-readpolicy >build/logs/readpolicy-quick.host
 rc=$?
 sed 's/^/# /' build/logs/readpolicy-quick.host | tail -5
 t "benchmarks/run-readpolicy QUICK=1 succeeds (status $rc)" test "$rc" = 0
-t "...and records cold runs under both policies that read the disks, with the setup" \
+t "...and records cold runs under both policies and both metadata placements that read the disks, with the setup" \
 	bash -c "[ -s $out/readpolicy.json ] && jq -e '.result.setup.files > 0 and
-		([.result.runs[] | select(.ms > 0 and .slow_reads + .fast_reads > 0) | .policy] | unique == [\"pid\", \"tier\"])' $out/readpolicy.json"
+		([.result.runs[] | select(.ms > 0 and .slow_reads + .fast_reads > 0) | .policy] | unique == [\"dup-disk\", \"dup-nvme\", \"pid\", \"tier\"])' $out/readpolicy.json"
+t "...and with dup metadata placed on the NVMe (metadata_tier=fast) no run read the disk" \
+	bash -c "jq -e '[.result.runs[] | select(.policy == \"dup-nvme\")] | length > 0 and all(.slow_reads == 0)' $out/readpolicy.json"
 exit 0
