@@ -6,7 +6,9 @@
 #                             the pristine source, apply patches/ and migrate/
 #   kernel.sh build FLAVOUR   configure (tinyconfig + fragments) and build
 #                             build/bzImage-FLAVOUR, FLAVOUR = lean | debug |
-#                             kasan (debug with KASAN, for soak runs only)
+#                             kasan (debug with KASAN, for soak runs only) |
+#                             stock (the lean config on the pristine source,
+#                             without our series: make compat)
 #   kernel.sh export          write the commits of build/linux back to
 #                             patches/ and migrate/ with git format-patch
 #
@@ -123,15 +125,37 @@ check_config() {
 	done
 }
 
+# stock_tree: a worktree of build/linux at the pristine commit, in
+# build/stock/linux, built in build/stock/out: the same path from the
+# build directory to the source as build/out-lean has, so that ccache
+# (base directory: the project) hits for every file the series left alone.
+stock_tree() {
+	local st=$build/stock/linux
+	[ -d "$tree/.git" ] || die "no kernel tree: run 'make kernel'"
+	if [ ! -e "$st/.git" ]; then
+		git -C "$tree" worktree prune
+		mkdir -p "$build/stock"
+		git -C "$tree" worktree add -q --detach "$st" pristine ||
+			die "cannot check the pristine source out in $st"
+	fi
+	git -C "$st" checkout -q --detach pristine
+}
+
 cmd_build() {
 	local flavour=${1:-} out stamp want cc jobs frags
+	out=$build/out-$flavour
 	case "$flavour" in
 	lean | debug) frags=("$cfgdir/base.config" "$cfgdir/$flavour.config") ;;
 	kasan) frags=("$cfgdir/base.config" "$cfgdir/debug.config" "$cfgdir/kasan.config") ;;
-	*) die "usage: kernel.sh build lean|debug|kasan" ;;
+	stock)
+		frags=("$cfgdir/base.config" "$cfgdir/lean.config")
+		stock_tree
+		tree=$build/stock/linux
+		out=$build/stock/out
+		;;
+	*) die "usage: kernel.sh build lean|debug|kasan|stock" ;;
 	esac
-	[ -d "$tree/.git" ] || die "no kernel tree: run 'make kernel'"
-	out=$build/out-$flavour
+	[ -e "$tree/.git" ] || die "no kernel tree: run 'make kernel'"
 	stamp=$out/.heat-stamp
 	want=$( {
 		git -C "$tree" rev-parse HEAD
@@ -171,7 +195,7 @@ cmd_build() {
 	fi
 	rm -f "$tmp"
 
-	echo "Building the $flavour kernel (build/out-$flavour, $jobs jobs$([ "$cc" != gcc ] && echo ", ccache"))"
+	echo "Building the $flavour kernel (build/${out#"$build"/}, $jobs jobs$([ "$cc" != gcc ] && echo ", ccache"))"
 	local t0=$SECONDS
 	"${kmake[@]}" -j"$jobs" bzImage
 	cp "$out/arch/x86/boot/bzImage" "$build/bzImage-$flavour"

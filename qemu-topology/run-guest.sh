@@ -3,7 +3,7 @@
 #
 #   run-guest.sh [options] SCRIPT [FILE...]
 #
-#   -k FLAVOUR      lean, debug or kasan kernel (default: lean)
+#   -k FLAVOUR      lean, debug, kasan or stock (unpatched) kernel (default: lean)
 #   -t SECONDS      time limit for the whole guest run (default: 600)
 #   -n NAME         name of this run; logs go to build/logs/NAME.{console,out}
 #   -K              keep the disk images of the previous run with this NAME
@@ -63,7 +63,7 @@ shift $((OPTIND - 1))
 script=$1
 shift
 [ -f "$script" ] || { echo "run-guest: no such script: $script" >&2; exit 2; }
-case "$flavour" in lean | debug | kasan) ;; *) usage ;; esac
+case "$flavour" in lean | debug | kasan | stock) ;; *) usage ;; esac
 kernel=$top/build/bzImage-$flavour
 base=$top/build/initramfs.cpio
 [ -f "$kernel" ] || { echo "run-guest: $kernel is missing: run 'make kernel'" >&2; exit 2; }
