@@ -208,7 +208,7 @@ cmd_export() {
 	[ -d "$tree/.git" ] || die "no kernel tree: run 'make kernel'"
 	[ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] ||
 		die "build/linux has uncommitted changes: commit them first"
-	mark=$(git -C "$tree" log --format='%H %s' pristine..HEAD | awk -v m="$marker" 'substr($0, 42) == m { print $1; exit }')
+	mark=$(git -C "$tree" log --format='%H %s' pristine..HEAD | awk -v m="$marker" '!found && substr($0, 42) == m { print $1; found = 1 }')
 	[ -n "$mark" ] || die "the marker commit '$marker' is missing from build/linux"
 	export_range pristine "$mark^" "$top/patches"
 	export_range "$mark" HEAD "$top/migrate"

@@ -16,9 +16,19 @@ M8=8388608
 # save_items: the heat save's items in the device tree (key (-1025
 # PERSISTENT_ITEM N)), as btrfs-progs dumps them; sync first.
 save_items() {
+	local dump
 	sync
-	btrfs inspect-internal dump-tree -t dev "$SLOW_DEV" 2>/dev/null |
-		grep -c 'key (18446744073709550591 PERSISTENT_ITEM '
+	dump=$(btrfs inspect-internal dump-tree -t dev "$SLOW_DEV" 2>/dev/null) ||
+		{ echo "dump-tree failed"; return; }
+	echo "$dump" | grep -c 'key (18446744073709550591 PERSISTENT_ITEM '
+}
+# devtree_gen: the generation of the device tree's root, from the root
+# tree as btrfs-progs dumps it: what a commit that rewrote it set.
+devtree_gen() {
+	sync
+	btrfs inspect-internal dump-tree -t root "$SLOW_DEV" 2>/dev/null | awk '
+		/key \(DEV_TREE ROOT_ITEM/ { f = 1; next }
+		f && $1 == "generation" { print $2; exit }'
 }
 # hot_ranges: "path offset temperature" of the tracked ranges of $MNT/h.
 hot_ranges() {
@@ -77,6 +87,11 @@ check "a pass saved the index with the 300 ranges read since ($(cat $S/nr_saved)
 	test "$(cat $S/nr_saved)" -ge 324
 check "...which a sync puts on disk, mounted: more items than the unmount's $n0 ($(save_items))" \
 	test "$(save_items)" -gt "$n0"
+g0=$(devtree_gen)
+check "the device tree's generation reads as a number ($g0)" test "$g0" -gt 0
+run_pass
+is "a pass after which only the ranges' ages changed writes no save (device tree generation)" \
+	"$(devtree_gen)" "$g0"
 
 # ---- another range size: not loaded ----
 echo 4194304 >$S/range_size || bail "range_size refused 4 MiB"
