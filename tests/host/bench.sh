@@ -8,7 +8,7 @@
 # this shared machine under TCG are noise.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-echo "1..20"
+echo "1..21"
 n=0
 t() { # t DESC CONDITION...
 	local d=$1; shift
