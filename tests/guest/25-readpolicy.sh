@@ -58,16 +58,7 @@ is "read_policy offers tier beside pid, pid the default" "$(cat $P)" "[pid] tier
 is "metadata is raid1 over both devices" \
 	"$(btrfs filesystem df $MNT | sed -n 's/^Metadata, \([^:]*\):.*/\1/p')" RAID1
 # 4000 files of 1 KiB (inline): about 6 MiB of tree blocks.
-head -c 1024 /dev/urandom >/tmp/p1k
-for d in 1 2 3 4 5 6 7 8; do
-	mkdir -p $MNT/m/d$d
-	i=0
-	while [ $i -lt 500 ]; do
-		cp /tmp/p1k $MNT/m/d$d/f$i
-		i=$((i + 1))
-	done
-done
-sync
+small_files $MNT/m 8 500
 
 # shellcheck disable=SC2046
 set -- $(walk pid)

@@ -47,16 +47,7 @@ mount "$SLOW_DEV" $MNT || bail "mount failed"
 SID=$(devid_of "$SLOW_DEV")
 FID=$(devid_of "$FAST_DEV")
 # 2000 files of 1 KiB (inline): their data is in tree blocks.
-head -c 1024 /dev/urandom >/tmp/p1k
-for d in 1 2 3 4; do
-	mkdir -p $MNT/m/d$d
-	i=0
-	while [ $i -lt 500 ]; do
-		cp /tmp/p1k $MNT/m/d$d/f$i
-		i=$((i + 1))
-	done
-done
-sync
+small_files $MNT/m 4 500
 find $MNT/m -type f -exec sha256sum {} + >/tmp/meta.sums
 check "2000 files to walk" test "$(wc -l </tmp/meta.sums)" -eq 2000
 

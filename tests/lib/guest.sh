@@ -45,6 +45,23 @@ qd1_read_p50_us() {
 # scrub_clean MNT: scrub MNT and succeed only if scrub found no error at
 # all. btrfs scrub exits 0 when it corrected errors or found a superblock
 # copy with a stale generation, so its status alone is not "clean".
+# small_files DIR NDIRS NFILES: NFILES files of the same 1 KiB (inline:
+# their data is in tree blocks) in each of DIR/d1 ... DIR/dNDIRS, synced.
+small_files() {
+	local d=1 i
+	head -c 1024 /dev/urandom >/tmp/p1k
+	while [ $d -le "$2" ]; do
+		mkdir -p "$1/d$d"
+		i=0
+		while [ $i -lt "$3" ]; do
+			cp /tmp/p1k "$1/d$d/f$i"
+			i=$((i + 1))
+		done
+		d=$((d + 1))
+	done
+	sync
+}
+
 scrub_clean() {
 	local out
 	out=$(btrfs scrub start -B "$1" 2>&1)
