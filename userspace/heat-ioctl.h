@@ -81,6 +81,54 @@ struct btrfs_ioctl_tier_bytes {
 	__u64 reserved[9];		/* in: zero */
 };
 
+/*
+ * BTRFS_IOC_HEAT_LIST: the tracked files, or ranges, of the subvolume of the
+ * file descriptor, in key order (inode number, then offset), from a cursor
+ * on. An ordinary caller sees the files it owns (as for
+ * BTRFS_IOC_GET_HEAT_INFO); a caller with CAP_SYS_ADMIN sees every file,
+ * and with BTRFS_HEAT_LIST_ALL_SUBVOLS those of every subvolume, ordered by
+ * subvolume id first. A call fills up to @nr_entries entries and sets the
+ * cursor after the last one; a walk starts with a zeroed cursor and ends
+ * when BTRFS_HEAT_LIST_END comes back. The cursor never names a file the
+ * caller may not see.
+ */
+#define BTRFS_HEAT_LIST_RANGES		(1ULL << 0)
+#define BTRFS_HEAT_LIST_ALL_SUBVOLS	(1ULL << 1)
+#define BTRFS_HEAT_LIST_FLAGS		(BTRFS_HEAT_LIST_RANGES | \
+					 BTRFS_HEAT_LIST_ALL_SUBVOLS)
+/* btrfs_ioctl_heat_list::out_flags */
+#define BTRFS_HEAT_LIST_END		(1ULL << 0)	/* nothing after */
+/* At most this many entries a call. */
+#define BTRFS_HEAT_LIST_MAX_ENTRIES	1024
+
+struct btrfs_heat_list_entry {
+	__u64 root;			/* subvolume id */
+	__u64 ino;			/* inode number */
+	__u64 start;			/* ranges: first byte; files: 0 */
+	__u64 len;			/* ranges: bytes; files: 0 */
+	/* accesses in units of 1/4096, decayed as of the last one */
+	__u64 score;
+	__u32 temp;			/* 0 (cold) to 255 (hot), now */
+	__u32 nr_reads;			/* files: reads since mount */
+	__u32 nr_writes;		/* files: writes since mount */
+	__u32 reserved32;
+	__u64 reserved;
+};
+
+struct btrfs_ioctl_heat_list {
+	__u64 flags;			/* in: BTRFS_HEAT_LIST_* */
+	__u64 out_flags;		/* out: BTRFS_HEAT_LIST_END */
+	/* in/out: the cursor; @root 0 or the fd's without ALL_SUBVOLS */
+	__u64 root;
+	__u64 ino;
+	__u64 offset;			/* ranges only */
+	__u64 entries;			/* in: address of the entries */
+	/* in: room, 1 to BTRFS_HEAT_LIST_MAX_ENTRIES; out: entries filled */
+	__u32 nr_entries;
+	__u32 reserved32;		/* in: zero */
+	__u64 reserved[9];		/* in: zero */
+};
+
 /* BTRFS_IOC_GET_HEAT_OPTS and BTRFS_IOC_SET_HEAT_OPTS */
 struct btrfs_ioctl_heat_opts {
 	__u64 flags;			/* in: zero */
@@ -89,7 +137,10 @@ struct btrfs_ioctl_heat_opts {
 	__u64 reserved[2];		/* in: zero */
 };
 
-/* 47, 48 and 51 are free in the 0x94 space; 49 and 50 are FS_IOC_*FSLABEL. */
+/*
+ * 47, 48, 51, 55 and 56 are free in the 0x94 space; 49 and 50 are
+ * FS_IOC_*FSLABEL.
+ */
 #define BTRFS_IOC_GET_HEAT_INFO _IOWR(BTRFS_IOCTL_MAGIC, 47, \
 				      struct btrfs_ioctl_heat_info)
 #define BTRFS_IOC_GET_HEAT_OPTS _IOWR(BTRFS_IOCTL_MAGIC, 48, \
@@ -98,5 +149,7 @@ struct btrfs_ioctl_heat_opts {
 				     struct btrfs_ioctl_heat_opts)
 #define BTRFS_IOC_GET_TIER_BYTES _IOWR(BTRFS_IOCTL_MAGIC, 55, \
 				       struct btrfs_ioctl_tier_bytes)
+#define BTRFS_IOC_HEAT_LIST _IOWR(BTRFS_IOCTL_MAGIC, 56, \
+				  struct btrfs_ioctl_heat_list)
 
 #endif

@@ -1,27 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * heatctl top: the hottest files or ranges of a filesystem, read from the
- * kernel's debugfs dump (/sys/kernel/debug/btrfs/<fsid>/), which needs
- * root. Inode numbers become paths with BTRFS_IOC_INO_PATHS for the
- * subvolume mounted at the given mount point; items of other subvolumes
- * are shown as "<subvol ID>/inode INO".
+ * heatctl top: the hottest files or ranges of a filesystem, from the
+ * kernel's BTRFS_IOC_HEAT_LIST. Root sees every subvolume; anyone else the
+ * files they own in the subvolume of the given path. Inode numbers become
+ * paths with BTRFS_IOC_INO_PATHS when the caller may use it (root), else by
+ * a walk of the directories below the path, within its subvolume, that
+ * stops once every file shown is named. Kernels without the ioctl are read
+ * through their debugfs dump (/sys/kernel/debug/btrfs/<fsid>/), as root.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 #include <linux/btrfs.h>
 #include <linux/btrfs_tree.h>
 
 #include "heatctl.h"
+#include "heat-ioctl.h"
 
 #ifndef BTRFS_SUPER_MAGIC
 #define BTRFS_SUPER_MAGIC 0x9123683E
@@ -29,11 +35,12 @@
 #define DEBUGFS "/sys/kernel/debug/btrfs"
 
 const char * const cmd_top_usage[] = {
-	"heatctl top [options] <mountpoint>",
+	"heatctl top [options] <path>",
 	"Show the hottest files, or ranges, of a filesystem.",
 	"",
-	"Reads the kernel's heat dump in debugfs: needs root, debugfs mounted",
-	"on /sys/kernel/debug and the filesystem mounted with -o hotdatatrack.",
+	"Needs the filesystem mounted with -o hotdatatrack. Root sees the files",
+	"of every subvolume; other users see the files they own in the",
+	"subvolume of <path>, named by a walk of the directories below it.",
 	"",
 	"-n, --count N     show N entries (default 10)",
 	"-r, --ranges      show ranges instead of files",
@@ -78,9 +85,139 @@ char *ino_path(int fd, unsigned long long ino)
 	args.inum = ino;
 	args.size = sizeof(buf);
 	args.fspath = (unsigned long)buf;
-	if (ioctl(fd, BTRFS_IOC_INO_PATHS, &args) < 0 || c->elem_cnt < 1)
+	if (ioctl(fd, BTRFS_IOC_INO_PATHS, &args) < 0)
 		return NULL;
+	if (c->elem_cnt < 1) {
+		errno = ENOENT;
+		return NULL;
+	}
 	return strdup((char *)c->val + c->val[0]);
+}
+
+/* Append @e to the array *@v of *@n entries, *@cap allocated. */
+static int entry_add(struct heat_entry **v, size_t *n, size_t *cap,
+		     const struct heat_entry *e)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 1024;
+		struct heat_entry *nv = realloc(*v, ncap * sizeof(**v));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = ncap;
+	}
+	(*v)[(*n)++] = *e;
+	return 0;
+}
+
+/*
+ * Every entry BTRFS_IOC_HEAT_LIST shows the caller: of all subvolumes if it
+ * may (*@all set), else of the subvolume of @fd. Return 0 or -errno of the
+ * call that failed.
+ */
+static int read_list(int fd, bool ranges, bool *all, struct heat_entry **out,
+		     size_t *nr)
+{
+	struct btrfs_heat_list_entry *buf;
+	struct btrfs_ioctl_heat_list args;
+	struct heat_entry *v = NULL, e;
+	size_t n = 0, cap = 0;
+	unsigned int i;
+	int ret = 0;
+
+	buf = calloc(BTRFS_HEAT_LIST_MAX_ENTRIES, sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
+	memset(&args, 0, sizeof(args));
+	args.flags = BTRFS_HEAT_LIST_ALL_SUBVOLS;
+	if (ranges)
+		args.flags |= BTRFS_HEAT_LIST_RANGES;
+	for (;;) {
+		args.entries = (uintptr_t)buf;
+		args.nr_entries = BTRFS_HEAT_LIST_MAX_ENTRIES;
+		if (ioctl(fd, BTRFS_IOC_HEAT_LIST, &args) < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EPERM &&
+			    (args.flags & BTRFS_HEAT_LIST_ALL_SUBVOLS)) {
+				/* Not root: the files of this subvolume. */
+				args.flags &= ~BTRFS_HEAT_LIST_ALL_SUBVOLS;
+				continue;
+			}
+			ret = -errno;
+			break;
+		}
+		for (i = 0; i < args.nr_entries && !ret; i++) {
+			memset(&e, 0, sizeof(e));
+			e.root = buf[i].root;
+			e.ino = buf[i].ino;
+			e.start = buf[i].start;
+			e.len = buf[i].len;
+			e.reads = buf[i].nr_reads;
+			e.writes = buf[i].nr_writes;
+			e.score = buf[i].score;
+			e.temp = buf[i].temp;
+			ret = entry_add(&v, &n, &cap, &e);
+		}
+		if (ret || (args.out_flags & BTRFS_HEAT_LIST_END))
+			break;
+	}
+	free(buf);
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	*all = args.flags & BTRFS_HEAT_LIST_ALL_SUBVOLS;
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+/* What the name walk looks for: the inode numbers of the files shown. */
+static struct name_walk {
+	dev_t dev;
+	const unsigned long long *inos;
+	char **paths;
+	size_t nr, left;
+} walk;
+
+static int name_visit(const char *path, const struct stat *st, int type,
+		      struct FTW *ftw)
+{
+	size_t i;
+
+	(void)ftw;
+	if (st->st_dev != walk.dev)
+		return type == FTW_D ? FTW_SKIP_SUBTREE : FTW_CONTINUE;
+	if (type != FTW_F || !S_ISREG(st->st_mode))
+		return FTW_CONTINUE;
+	for (i = 0; i < walk.nr; i++) {
+		if (walk.inos[i] == st->st_ino && !walk.paths[i]) {
+			walk.paths[i] = strdup(path);
+			if (walk.paths[i])
+				walk.left--;
+		}
+	}
+	return walk.left ? FTW_CONTINUE : FTW_STOP;
+}
+
+/*
+ * Name the @nr inodes @inos of the subvolume of @dir by a walk of what the
+ * caller may read below @dir, on its device only (another subvolume has
+ * another): @paths[i] becomes the first path found, or stays NULL.
+ */
+static void names_by_walk(const char *dir, dev_t dev,
+			  const unsigned long long *inos, char **paths,
+			  size_t nr)
+{
+	walk.dev = dev;
+	walk.inos = inos;
+	walk.paths = paths;
+	walk.nr = nr;
+	walk.left = nr;
+	if (nr)
+		nftw(dir, name_visit, 64, FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL);
 }
 
 static int read_dump(const char *file, bool ranges, struct heat_entry **out,
@@ -141,11 +278,13 @@ int cmd_top(int argc, char **argv)
 	struct btrfs_ioctl_ino_lookup_args lookup;
 	struct btrfs_ioctl_fs_info_args fsinfo;
 	struct heat_entry *v = NULL;
-	bool ranges = false, json = false;
-	char uuid[40], file[256];
-	const char *mnt;
+	bool ranges = false, json = false, all = false, by_walk = false;
+	char uuid[40], file[256], **paths = NULL;
+	unsigned long long *inos = NULL;
+	const char *mnt, *bad = NULL;
 	struct statfs sfs;
-	size_t nr = 0, i;
+	struct stat st;
+	size_t nr = 0, shown, nr_own = 0, i;
 	uint64_t count = 10;
 	int c, fd, ret;
 
@@ -195,20 +334,75 @@ int cmd_top(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
-	format_uuid(uuid, fsinfo.fsid);
-	snprintf(file, sizeof(file), "%s/%s/%s", DEBUGFS, uuid,
-		 ranges ? "range_data" : "inode_data");
-	ret = read_dump(file, ranges, &v, &nr);
-	if (ret == -ENOENT) {
-		error_path(mnt, "no heat data: not mounted with -o hotdatatrack, or debugfs is not mounted on /sys/kernel/debug");
+	ret = read_list(fd, ranges, &all, &v, &nr);
+	if (ret == -ENOTTY && geteuid() == 0) {
+		/* A kernel without the ioctl: its debugfs dump. */
+		format_uuid(uuid, fsinfo.fsid);
+		snprintf(file, sizeof(file), "%s/%s/%s", DEBUGFS, uuid,
+			 ranges ? "range_data" : "inode_data");
+		ret = read_dump(file, ranges, &v, &nr);
+		if (ret == -ENOENT)
+			ret = -EOPNOTSUPP;
+		else if (ret < 0)
+			bad = file;
+		all = true;
+	} else if (ret == -ENOTTY) {
+		error_path(mnt, "this kernel cannot list heat for other users than root (no BTRFS_IOC_HEAT_LIST)");
+		close(fd);
+		return 1;
+	}
+	if (ret == -EOPNOTSUPP) {
+		error_path(mnt, "no heat data: not mounted with -o hotdatatrack%s",
+			   bad ? ", or debugfs is not mounted on /sys/kernel/debug" : "");
 		close(fd);
 		return 1;
 	} else if (ret < 0) {
-		error_path(file, "%s", strerror(-ret));
+		error_path(bad ? bad : mnt, "cannot list heat: %s", strerror(-ret));
 		close(fd);
 		return 1;
 	}
 	qsort(v, nr, sizeof(*v), cmp_entry);
+	shown = nr < count ? nr : (size_t)count;
+
+	/* The names of the files shown: from the kernel, or by a walk. */
+	paths = calloc(shown + 1, sizeof(*paths));
+	inos = calloc(shown + 1, sizeof(*inos));
+	if (!paths || !inos) {
+		error_path(mnt, "%s", strerror(ENOMEM));
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < shown; i++) {
+		char *rel;
+
+		if (v[i].root != lookup.treeid)
+			continue;
+		inos[nr_own++] = v[i].ino;
+		if (by_walk)
+			continue;
+		rel = ino_path(fd, v[i].ino);
+		if (!rel && errno == EPERM) {
+			by_walk = true;
+		} else if (rel) {
+			if (asprintf(&paths[i], "%s/%s", strcmp(mnt, "/") ? mnt : "",
+				     rel) < 0)
+				paths[i] = NULL;
+			free(rel);
+		}
+	}
+	if (by_walk && fstat(fd, &st) == 0) {
+		char **found = calloc(nr_own + 1, sizeof(*found));
+
+		if (found) {
+			size_t j = 0;
+
+			names_by_walk(mnt, st.st_dev, inos, found, nr_own);
+			for (i = 0; i < shown; i++)
+				if (v[i].root == lookup.treeid)
+					paths[i] = found[j++];
+			free(found);
+		}
+	}
 
 	if (json)
 		printf("[");
@@ -218,27 +412,26 @@ int cmd_top(int argc, char **argv)
 	else
 		printf("%4s %8s %8s %5s  %s\n", "TEMP", "READS", "WRITES",
 		       "TIER", "FILE");
-	for (i = 0; i < nr && i < (size_t)count; i++) {
-		char *rel = v[i].root == lookup.treeid ? ino_path(fd, v[i].ino) : NULL;
+	for (i = 0; i < shown; i++) {
 		const char *tier = "-";
-		char *path = NULL;
+		char *path = paths[i], *name = NULL;
 
-		if (rel) {
-			if (asprintf(&path, "%s/%s", strcmp(mnt, "/") ? mnt : "", rel) < 0)
-				path = NULL;
-		} else if (asprintf(&path, "<subvol %llu>/inode %llu", v[i].root,
-				    v[i].ino) < 0) {
-			path = NULL;
-		}
-		/* Where the data is now, from FIEMAP and the chunk tree. */
-		if (rel && path)
+		if (path)
+			name = NULL;
+		else if (v[i].root == lookup.treeid ?
+			 asprintf(&name, "<inode %llu>", v[i].ino) < 0 :
+			 asprintf(&name, "<subvol %llu>/inode %llu", v[i].root,
+				  v[i].ino) < 0)
+			name = NULL;
+		/* Where the data is now. */
+		if (path)
 			tier = where_range_tier(fd, path, ranges ? v[i].start : 0,
 						ranges ? v[i].len : 0);
 		if (json) {
 			printf("%s\n  {\"root\": %llu, \"inode\": %llu, \"path\": ",
 			       i ? "," : "", v[i].root, v[i].ino);
-			if (rel)
-				json_print_string(stdout, path ? path : "");
+			if (path)
+				json_print_string(stdout, path);
 			else
 				printf("null");
 			if (ranges)
@@ -254,17 +447,24 @@ int cmd_top(int argc, char **argv)
 		} else if (ranges) {
 			printf("%4d %10.1f %12llu %8llu %5s  %s\n", v[i].temp,
 			       v[i].score / SCORE_ONE, v[i].start, v[i].len,
-			       tier, path ? path : "?");
+			       tier, path ? path : name ? name : "?");
 		} else {
 			printf("%4d %8llu %8llu %5s  %s\n", v[i].temp, v[i].reads,
-			       v[i].writes, tier, path ? path : "?");
+			       v[i].writes, tier, path ? path : name ? name : "?");
 		}
-		free(rel);
-		free(path);
+		free(name);
 	}
 	if (json)
 		printf("%s]\n", i ? "\n" : "");
+	if (!all && !json && !nr)
+		fprintf(stderr, "heatctl: top: as a user other than root, only your own files in this subvolume are listed\n");
+	ret = 0;
+out:
+	for (i = 0; paths && i < shown; i++)
+		free(paths[i]);
+	free(paths);
+	free(inos);
 	free(v);
 	close(fd);
-	return 0;
+	return ret ? 1 : 0;
 }

@@ -185,7 +185,9 @@ for want in info-null:EFAULT info-badptr:EFAULT info-unknown-flag:EINVAL \
 	opts-get-flag:EINVAL opts-set-null:EFAULT opts-set-value:EINVAL \
 	opts-set-flag:EINVAL opts-set-reserved:EINVAL opts-set-good:OK \
 	tier-null:EFAULT tier-flag:EINVAL tier-reserved:EINVAL tier-dir:EISDIR \
-	tier-wrap:OK tier-good:OK tier-wronly:EBADF; do
+	tier-wrap:OK tier-good:OK tier-wronly:EBADF list-null:EFAULT \
+	list-flag:EINVAL list-reserved:EINVAL list-no-room:EINVAL \
+	list-too-many:EINVAL list-other-root:EINVAL list-all:OK list-good:OK; do
 	is "ioctl case ${want%%:*} gets ${want#*:}" \
 		"$(grep "^${want%%:*} " /tmp/abuse)" "${want%%:*} ${want#*:}"
 done
@@ -200,6 +202,11 @@ check "...saying permission denied" sh -c "echo '$out' | grep -q 'permission den
 is "a user who does not own the file may not read its heat (EPERM)" \
 	"$(as_user heat-abuse $B $MNT | grep '^info-good')" \
 	"info-good EPERM"
+is "...nor list it, nor ask for every subvolume (EPERM)" \
+	"$(as_user heat-abuse $B $MNT | grep -E '^list-(all|good)')" \
+	"$(printf 'list-all EPERM\nlist-good OK\nlist-good-entries 0')"
+check "...while root's list of the same subvolume has entries" \
+	sh -c "heat-abuse $B $MNT | grep -q '^list-good-entries [1-9]'"
 chattr +i $B
 is "opts of an immutable file cannot be set (EPERM, as with setxattr)" \
 	"$(heat-abuse $B $MNT | grep '^opts-set-good')" "opts-set-good EPERM"

@@ -59,8 +59,67 @@ drop_caches
 direct_reads $MNT/sv/f0 1000
 is "a file of another subvolume is shown by subvolume and inode" \
 	"$(heatctl top --json $MNT | jq -r '.[0].path')" null
-out=$(as_user heatctl top $MNT 2>&1); rc=$?
-is "top as an unprivileged user fails with status 1" "$rc" 1
+
+# ---- top for an ordinary user: their own files, named by a walk ----
+# Owners alternate, so that every page of a walk meets root's files too:
+# even files are root's (mode 0600), odd ones tester's.
+mkdir -m 755 $MNT/u
+i=0
+while [ $i -lt 40 ]; do
+	head -c 65536 /dev/urandom >$MNT/u/g$i
+	if [ $((i % 2)) = 1 ]; then chown tester $MNT/u/g$i; else chmod 600 $MNT/u/g$i; fi
+	i=$((i + 1))
+done
+mkdir -m 700 $MNT/priv
+head -c 65536 /dev/urandom >$MNT/priv/lost
+chown tester $MNT/priv/lost
+# reads_of FILE N: N direct reads of a 64 KiB file, 16 at a time.
+reads_of() {
+	_n=0
+	while [ $_n -lt "$2" ]; do direct_reads "$1" 16; _n=$((_n + 16)); done
+}
+drop_caches
+for f in $MNT/u/g* $MNT/priv/lost; do direct_reads "$f" 2; done
+reads_of $MNT/u/g0 400
+reads_of $MNT/u/g1 192
+reads_of $MNT/priv/lost 96
+ut=$(as_user heatctl top -n 1000 --json $MNT 2>/tmp/top.err); rc=$?
+is "top as an ordinary user succeeds" "$rc" 0
+is "...and lists the user's hottest file first, by its path" \
+	"$(echo "$ut" | jq -r '.[0].path')" $MNT/u/g1
+is "...and every file of the user's that has heat, and nothing else (21)" \
+	"$(echo "$ut" | jq length)" 21
+owners=$(echo "$ut" | jq -r '.[].path | select(. != null)' | xargs stat -c %U | sort -u)
+is "...all of them the user's: root's hotter 0600 file is not shown" "$owners" tester
+is "...and root's files are not there by inode number either" \
+	"$(echo "$ut" | jq -r '.[].inode' | grep -cxF "$(stat -c %i $MNT/u/g0)")" 0
+is "a file the user owns in a directory they cannot read shows as its inode" \
+	"$(echo "$ut" | jq -r ".[] | select(.inode == $(stat -c %i $MNT/priv/lost)) | .path")" null
+check "...and is named so in the table" \
+	sh -c "su -s /bin/sh tester -c 'heatctl top -n 1000 $MNT' | grep -q '<inode $(stat -c %i $MNT/priv/lost)>\$'"
+is "the user's tier column agrees with root's where" \
+	"$(echo "$ut" | jq -r '.[0].tier')" \
+	"$(heatctl where --json $MNT/u/g1 | jq -r 'if .[0].fast_bytes > 0 then "fast" else "slow" end')"
+is "top --ranges as the user: the hottest range is of the user's hottest file" \
+	"$(as_user heatctl top --ranges --json $MNT | jq -r '.[0].path')" $MNT/u/g1
+is "root still sees its hotter file first" \
+	"$(heatctl top --json $MNT | jq -r '.[0].path')" null
+is "...which is the file of the other subvolume, then root's own" \
+	"$(heatctl top --json $MNT | jq -r '.[1].path')" $MNT/u/g0
+as_user heat-abuse list $MNT 1024 >/tmp/list-all
+as_user heat-abuse list $MNT 3 >/tmp/list-3
+is "a walk three entries a call lists what one call does" \
+	"$(grep -v '^calls' /tmp/list-3 | md5sum)" "$(grep -v '^calls' /tmp/list-all | md5sum)"
+is "...in eight calls: seven full ones, and one that finds nothing left" \
+	"$(grep -h '^calls' /tmp/list-all /tmp/list-3 | cut -d' ' -f2 | tr '\n' ' ')" "1 8 "
+is "...and it names the user's 21 files" "$(grep -vc '^calls' /tmp/list-3)" 21
+as_user heat-abuse list $MNT 2 ranges >/tmp/list-r
+is "a walk of ranges two a call lists each range of the user's files once" \
+	"$(grep -v '^calls' /tmp/list-r | sort | uniq -d | wc -l) $(grep -vc '^calls' /tmp/list-r)" "0 21"
+is "every subvolume is for root only (EPERM)" \
+	"$(as_user heat-abuse list $MNT 8 all)" "error EPERM"
+check "...and root gets both subvolumes" \
+	sh -c "heat-abuse list $MNT 8 all | awk '\$1 != \"calls\" { print \$1 }' | sort -u | wc -l | grep -qx 2"
 
 # status and migrate on a hotdatatrack mount: the mover is off.
 is "status says the mover is off with hotdatatrack alone" \

@@ -37,6 +37,20 @@ int main(void)
 	F(btrfs_ioctl_tier_bytes, inline_bytes); F(btrfs_ioctl_tier_bytes, reserved);
 	V(BTRFS_IOC_GET_TIER_BYTES); V(BTRFS_TIER_BYTES_SYNC); V(BTRFS_TIER_BYTES_FLAGS);
 	V(BTRFS_HEAT_INFO_LIVE); V(BTRFS_HEAT_INFO_TRACKED);
+	V(sizeof(struct btrfs_ioctl_heat_list));
+	F(btrfs_ioctl_heat_list, flags); F(btrfs_ioctl_heat_list, out_flags);
+	F(btrfs_ioctl_heat_list, root); F(btrfs_ioctl_heat_list, ino);
+	F(btrfs_ioctl_heat_list, offset); F(btrfs_ioctl_heat_list, entries);
+	F(btrfs_ioctl_heat_list, nr_entries); F(btrfs_ioctl_heat_list, reserved32);
+	F(btrfs_ioctl_heat_list, reserved);
+	V(sizeof(struct btrfs_heat_list_entry));
+	F(btrfs_heat_list_entry, root); F(btrfs_heat_list_entry, ino);
+	F(btrfs_heat_list_entry, start); F(btrfs_heat_list_entry, len);
+	F(btrfs_heat_list_entry, score); F(btrfs_heat_list_entry, temp);
+	F(btrfs_heat_list_entry, nr_reads); F(btrfs_heat_list_entry, nr_writes);
+	F(btrfs_heat_list_entry, reserved32); F(btrfs_heat_list_entry, reserved);
+	V(BTRFS_IOC_HEAT_LIST); V(BTRFS_HEAT_LIST_RANGES); V(BTRFS_HEAT_LIST_ALL_SUBVOLS);
+	V(BTRFS_HEAT_LIST_FLAGS); V(BTRFS_HEAT_LIST_END); V(BTRFS_HEAT_LIST_MAX_ENTRIES);
 	return 0;
 }
 C

@@ -6,9 +6,10 @@
  *
  *	heat-abuse <file> <directory>
  *	heat-abuse fuzz <rounds> <seed> <path>...
+ *	heat-abuse list <path> <entries per call> [ranges|all]
  *
  * The fuzz mode sends each path, opened read-only, <rounds> calls of the
- * three ioctls, and of their numbers with wrong argument sizes, with random
+ * five ioctls, and of their numbers with wrong argument sizes, with random
  * argument bytes, random flags and reserved fields, and pointers that are
  * NULL, wild or run into an unmapped page. It prints one line per path,
  * call and result, "<path index> <call> <errno name> <count>", and
@@ -55,16 +56,17 @@ static int documented(int err)
 	}
 }
 
-enum { CALL_INFO, CALL_GET, CALL_SET, CALL_TIER, CALL_SIZE, NR_CALLS };
+enum { CALL_INFO, CALL_GET, CALL_SET, CALL_TIER, CALL_LIST, CALL_SIZE,
+       NR_CALLS };
 static const char *const call_names[NR_CALLS] = {
-	"info", "get-opts", "set-opts", "tier-bytes", "wrong-size"
+	"info", "get-opts", "set-opts", "tier-bytes", "list", "wrong-size"
 };
 /* Above every errno the ioctls document (EOPNOTSUPP is 95). */
 #define NR_ERRS 128
 
 static unsigned long fuzz_cmd(int call)
 {
-	static const unsigned int nrs[] = { 47, 48, 51, 55 };
+	static const unsigned int nrs[] = { 47, 48, 51, 55, 56 };
 	unsigned int size;
 
 	switch (call) {
@@ -72,14 +74,16 @@ static unsigned long fuzz_cmd(int call)
 	case CALL_GET: return BTRFS_IOC_GET_HEAT_OPTS;
 	case CALL_SET: return BTRFS_IOC_SET_HEAT_OPTS;
 	case CALL_TIER: return BTRFS_IOC_GET_TIER_BYTES;
+	case CALL_LIST: return BTRFS_IOC_HEAT_LIST;
 	default:
 		/* Only the numbers of these ioctls: others may act on the fs. */
 		do {
 			size = rand() % 256;
 		} while (size == sizeof(struct btrfs_ioctl_heat_info) ||
 			 size == sizeof(struct btrfs_ioctl_heat_opts) ||
-			 size == sizeof(struct btrfs_ioctl_tier_bytes));
-		return _IOC(rand() % 4, BTRFS_IOCTL_MAGIC, nrs[rand() % 4], size);
+			 size == sizeof(struct btrfs_ioctl_tier_bytes) ||
+			 size == sizeof(struct btrfs_ioctl_heat_list));
+		return _IOC(rand() % 4, BTRFS_IOCTL_MAGIC, nrs[rand() % 5], size);
 	}
 }
 
@@ -116,8 +120,28 @@ static void *fuzz_arg(unsigned char *buf, size_t len, unsigned char *map,
 	}
 }
 
+/*
+ * Where a list call may write its entries: nowhere (NULL), into the
+ * PROT_NONE page, or into room for the most a call fills. Never at a random
+ * address, which could be this program's own memory.
+ */
+static void fuzz_list_entries(void *arg, const unsigned char *buf,
+			      void *room, unsigned char *map, long page)
+{
+	struct btrfs_ioctl_heat_list *list = arg;
+
+	if (arg != buf)
+		return;
+	switch (rand() % 3) {
+	case 0: list->entries = 0; break;
+	case 1: list->entries = (uintptr_t)(map + page); break;
+	default: list->entries = (uintptr_t)room; break;
+	}
+}
+
 static int fuzz(int rounds, unsigned int seed, int npaths, char **paths)
 {
+	static struct btrfs_heat_list_entry room[BTRFS_HEAT_LIST_MAX_ENTRIES];
 	static unsigned int count[NR_CALLS][NR_ERRS];
 	unsigned char *map, buf[256];
 	int p, r, call, err, e, unexpected = 0;
@@ -145,6 +169,8 @@ static int fuzz(int rounds, unsigned int seed, int npaths, char **paths)
 			call = rand() % NR_CALLS;
 			cmd = fuzz_cmd(call);
 			arg = fuzz_arg(buf, sizeof(buf), map, page);
+			if (call == CALL_LIST)
+				fuzz_list_entries(arg, buf, room, map, page);
 			err = ioctl(fd, cmd, arg) < 0 ? errno : 0;
 			if (!documented(err)) {
 				printf("unexpected %d %s %s\n", p, call_names[call],
@@ -165,6 +191,47 @@ static int fuzz(int rounds, unsigned int seed, int npaths, char **paths)
 	return unexpected ? 1 : 0;
 }
 
+/*
+ * Walk BTRFS_IOC_HEAT_LIST from a zeroed cursor, @per entries a call, and
+ * print each entry as "<root> <ino> <start> <len>", then "calls <n>".
+ */
+static int list_walk(const char *path, unsigned int per, const char *how)
+{
+	static struct btrfs_heat_list_entry ent[BTRFS_HEAT_LIST_MAX_ENTRIES];
+	struct btrfs_ioctl_heat_list args;
+	unsigned int i, calls = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	memset(&args, 0, sizeof(args));
+	if (how && !strcmp(how, "ranges"))
+		args.flags = BTRFS_HEAT_LIST_RANGES;
+	else if (how && !strcmp(how, "all"))
+		args.flags = BTRFS_HEAT_LIST_ALL_SUBVOLS;
+	do {
+		args.entries = (uintptr_t)ent;
+		args.nr_entries = per;
+		calls++;
+		if (ioctl(fd, BTRFS_IOC_HEAT_LIST, &args) < 0) {
+			printf("error %s\n", errname(errno));
+			close(fd);
+			return 1;
+		}
+		for (i = 0; i < args.nr_entries; i++)
+			printf("%llu %llu %llu %llu\n",
+			       (unsigned long long)ent[i].root,
+			       (unsigned long long)ent[i].ino,
+			       (unsigned long long)ent[i].start,
+			       (unsigned long long)ent[i].len);
+	} while (!(args.out_flags & BTRFS_HEAT_LIST_END));
+	printf("calls %u\n", calls);
+	close(fd);
+	return 0;
+}
+
 static void report(const char *name, int ret)
 {
 	printf("%s %s\n", name, errname(ret < 0 ? errno : 0));
@@ -175,14 +242,20 @@ int main(int argc, char **argv)
 	struct btrfs_ioctl_heat_info info;
 	struct btrfs_ioctl_heat_opts opts;
 	struct btrfs_ioctl_tier_bytes tb;
+	struct btrfs_heat_list_entry ent[4];
+	struct btrfs_ioctl_heat_list list;
 	int fd, dfd, wfd;
 
 	if (argc >= 5 && !strcmp(argv[1], "fuzz"))
 		return fuzz(atoi(argv[2]), strtoul(argv[3], NULL, 0),
 			    argc - 4, argv + 4);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "list"))
+		return list_walk(argv[2], strtoul(argv[3], NULL, 0),
+				 argc == 5 ? argv[4] : NULL);
 	if (argc != 3) {
 		fprintf(stderr, "usage: heat-abuse <file> <directory>\n"
-			"       heat-abuse fuzz <rounds> <seed> <path>...\n");
+			"       heat-abuse fuzz <rounds> <seed> <path>...\n"
+			"       heat-abuse list <path> <per call> [ranges|all]\n");
 		return 2;
 	}
 	fd = open(argv[1], O_RDONLY);
@@ -253,6 +326,32 @@ int main(int argc, char **argv)
 		report("tier-wronly", ioctl(wfd, BTRFS_IOC_GET_TIER_BYTES, &tb));
 		close(wfd);
 	}
+
+	report("list-null", ioctl(dfd, BTRFS_IOC_HEAT_LIST, NULL));
+	memset(&list, 0, sizeof(list));
+	list.entries = (uintptr_t)ent;
+	list.nr_entries = 4;
+	list.flags = BTRFS_HEAT_LIST_FLAGS + 1;
+	report("list-flag", ioctl(dfd, BTRFS_IOC_HEAT_LIST, &list));
+	list.flags = 0;
+	list.reserved[8] = 1;
+	report("list-reserved", ioctl(dfd, BTRFS_IOC_HEAT_LIST, &list));
+	list.reserved[8] = 0;
+	list.nr_entries = 0;
+	report("list-no-room", ioctl(dfd, BTRFS_IOC_HEAT_LIST, &list));
+	list.nr_entries = BTRFS_HEAT_LIST_MAX_ENTRIES + 1;
+	report("list-too-many", ioctl(dfd, BTRFS_IOC_HEAT_LIST, &list));
+	list.nr_entries = 4;
+	list.root = 1ULL << 40;
+	report("list-other-root", ioctl(dfd, BTRFS_IOC_HEAT_LIST, &list));
+	list.root = 0;
+	list.flags = BTRFS_HEAT_LIST_ALL_SUBVOLS;
+	report("list-all", ioctl(dfd, BTRFS_IOC_HEAT_LIST, &list));
+	memset(&list, 0, sizeof(list));
+	list.entries = (uintptr_t)ent;
+	list.nr_entries = 4;
+	report("list-good", ioctl(fd, BTRFS_IOC_HEAT_LIST, &list));
+	printf("list-good-entries %u\n", list.nr_entries);
 	close(fd);
 	close(dfd);
 	return 0;

@@ -30,6 +30,12 @@ check "every file reads back as written ($(wc -l <$MNT/sums) files)" \
 check "getfattr shows the pin as an ordinary xattr" \
 	sh -c "getfattr --only-values -n btrfs.hot $MNT/d/f3 2>/dev/null | grep -qx fast"
 check "scrub finds no error" scrub_clean $MNT
+out=$(heatctl top $MNT 2>&1); rc=$?
+check "heatctl top as root on this kernel fails (1): no heat data" \
+	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'no heat data'"
+out=$(as_user heatctl top $MNT 2>&1); rc=$?
+check "...and as a user says the kernel cannot list heat for them (1)" \
+	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'cannot list heat for other users than root'"
 dd if=/dev/urandom of=$MNT/new bs=1M count=4 conv=fsync 2>/dev/null
 rm $MNT/d/f2
 sums $MNT/d/f0 $MNT/d/f1 $MNT/d/f3 $MNT/new >$MNT/sums
