@@ -521,9 +521,9 @@ int cmd_status(int argc, char **argv)
 		"mover_interval", "mover_promote_temp", "mover_demote_temp",
 		"mover_low_watermark", "mover_high_watermark", "mover_budget",
 		"mem_used", "nr_ranges", "mover_displace_margin", "mover_grace",
-		"mover_unshare", "mover_idle_gaps",
+		"mover_unshare", "mover_idle_gaps", "nr_saved", "nr_loaded",
 	};
-	char dir[128], state[32], val[12][32], when[64];
+	char dir[128], state[32], val[14][32], when[64];
 	const char *path;
 	struct size_units units;
 	struct stats st;
@@ -591,8 +591,9 @@ int cmd_status(int argc, char **argv)
 	       size_str(&units, used), size_str(&units, cap), cap ? used * 100 / cap : 0, val[3], val[4]);
 	printf("policy:       promote at temperature %s, demote under %s, %s per pass\n",
 	       val[1], val[2], size_str(&units, strtoull(val[5], NULL, 10)));
-	printf("tracking:     %s ranges, %s of memory\n", val[7],
-	       size_str(&units, strtoull(val[6], NULL, 10)));
+	printf("tracking:     %s ranges, %s of memory; %s ranges kept at the last save, %s loaded at mount\n",
+	       val[7], size_str(&units, strtoull(val[6], NULL, 10)), val[12],
+	       val[13]);
 	printf("displacement: hotter by %s to displace, %s displaced; grace after mount %s s\n",
 	       val[8], size_str(&units, stat_get(&st, "displaced_bytes")),
 	       val[9]);

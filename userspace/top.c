@@ -137,9 +137,7 @@ static int read_list(int fd, bool ranges, bool *all, struct heat_entry **out,
 		args.entries = (uintptr_t)buf;
 		args.nr_entries = BTRFS_HEAT_LIST_MAX_ENTRIES;
 		if (ioctl(fd, BTRFS_IOC_HEAT_LIST, &args) < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EPERM &&
+			if (errno == EPERM && !n &&
 			    (args.flags & BTRFS_HEAT_LIST_ALL_SUBVOLS)) {
 				/* Not root: the files of this subvolume. */
 				args.flags &= ~BTRFS_HEAT_LIST_ALL_SUBVOLS;

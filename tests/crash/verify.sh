@@ -9,6 +9,8 @@ btrfs device scan >/dev/null 2>&1
 mkdir -p $MNT
 check "the filesystem mounts after the power cut" \
 	mount -o hotdatamove "$SLOW_DEV" $MNT
+check "...and loads the heat the last pass before the cut saved ($(cat "$(hot_sysfs)/nr_loaded") ranges)" \
+	test "$(cat "$(hot_sysfs)/nr_loaded")" -gt 0
 bad=0
 while read -r sum f; do
 	got=$(dd if="$f" bs=4M iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)

@@ -116,6 +116,11 @@ is "...and it names the user's 21 files" "$(grep -vc '^calls' /tmp/list-3)" 21
 as_user heat-abuse list $MNT 2 ranges >/tmp/list-r
 is "a walk of ranges two a call lists each range of the user's files once" \
 	"$(grep -v '^calls' /tmp/list-r | sort | uniq -d | wc -l) $(grep -vc '^calls' /tmp/list-r)" "0 21"
+chown root $MNT/u/g3
+chown tester $MNT/u/g2
+as_user heat-abuse list $MNT 1024 >/tmp/list-chown
+is "a chown moves a file from one owner's list to the other's" \
+	"$(grep -c "^5 $(stat -c %i $MNT/u/g3) " /tmp/list-chown) $(grep -c "^5 $(stat -c %i $MNT/u/g2) " /tmp/list-chown) $(grep -vc '^calls' /tmp/list-chown)" "0 1 21"
 is "every subvolume is for root only (EPERM)" \
 	"$(as_user heat-abuse list $MNT 8 all)" "error EPERM"
 check "...and root gets both subvolumes" \

@@ -62,6 +62,10 @@ mount -o hotdatamove "$SLOW_DEV" $MNT || bail "mount failed"
 echo 86400 >$S/mover_interval
 check "the mount loaded the saved ranges ($(cat $S/nr_loaded))" \
 	test "$(cat $S/nr_loaded)" -ge 24
+is "heatctl status --json shows the ranges loaded, as sysfs does" \
+	"$(heatctl status --json $MNT | jq .nr_loaded)" "$(cat $S/nr_loaded)"
+check "...and status says so in its tracking line" \
+	sh -c "heatctl status $MNT | grep -q '^tracking: .* $(cat $S/nr_loaded) loaded at mount'"
 is "the ranges are back at the temperatures they had" "$(hot_ranges)" "$ranges0"
 heatctl migrate --dry-run --json $MNT >/tmp/plan1.json || not_ok "migrate --dry-run failed"
 is "the first plan after the mount is the last one before it" \
@@ -85,6 +89,8 @@ done
 run_pass
 check "a pass saved the index with the 300 ranges read since ($(cat $S/nr_saved) ranges)" \
 	test "$(cat $S/nr_saved)" -ge 324
+is "heatctl status --json shows the ranges saved, as sysfs does" \
+	"$(heatctl status --json $MNT | jq .nr_saved)" "$(cat $S/nr_saved)"
 check "...which a sync puts on disk, mounted: more items than the unmount's $n0 ($(save_items))" \
 	test "$(save_items)" -gt "$n0"
 g0=$(devtree_gen)

@@ -40,7 +40,7 @@ verified() {
 	shift 2
 	sed -n 's/^\(verify: \)\{0,1\}# /# /p' "$out" | head -5
 	sed -n 's/^\(verify: \)\{0,1\}\(not ok.*\)/# \2/p' "$out"
-	t "cut $c: after the reboot, btrfs check, checksums and scrub are clean" "$@"
+	t "cut $c: after the reboot, btrfs check, checksums and scrub are clean and the saved heat loads" "$@"
 }
 
 for c in $(seq 1 $cycles); do
