@@ -84,13 +84,14 @@ struct btrfs_ioctl_tier_bytes {
 /*
  * BTRFS_IOC_HEAT_LIST: the tracked files, or ranges, of the subvolume of the
  * file descriptor, in key order (inode number, then offset), from a cursor
- * on. An ordinary caller sees the files it owns (as for
- * BTRFS_IOC_GET_HEAT_INFO); a caller with CAP_SYS_ADMIN sees every file,
- * and with BTRFS_HEAT_LIST_ALL_SUBVOLS those of every subvolume, ordered by
- * subvolume id first. A call fills up to @nr_entries entries and sets the
- * cursor after the last one; a walk starts with a zeroed cursor and ends
- * when BTRFS_HEAT_LIST_END comes back. The cursor never names a file the
- * caller may not see.
+ * on. An ordinary caller sees the files it owns (its fsuid is the file's
+ * owner, not mapped by the mount); a caller with CAP_SYS_ADMIN sees every
+ * file, and with BTRFS_HEAT_LIST_ALL_SUBVOLS those of every subvolume,
+ * ordered by subvolume id first. A call fills up to @nr_entries entries
+ * and sets the cursor after the last one; a walk starts with a zeroed
+ * cursor and ends when BTRFS_HEAT_LIST_END comes back, which a call that
+ * fills every entry does not set. The cursor never names a file the caller
+ * may not see.
  */
 #define BTRFS_HEAT_LIST_RANGES		(1ULL << 0)
 #define BTRFS_HEAT_LIST_ALL_SUBVOLS	(1ULL << 1)
