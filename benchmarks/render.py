@@ -232,6 +232,25 @@ def render_wear(d, t, rel, w):
             w("| %s | %s |" % (s, " | ".join(cells)))
             f.write("%s %s\n" % (s, " ".join(vals)))
     w("")
+    moves = [(x, next((z for z in tls if z["setup"] == "tiered" and
+                       z["workload"] == x), {}).get("range_moves"))
+             for x in works]
+    if any(m for _, m in moves):
+        w("Tier changes of each 1 MiB piece of the data under tiered, from"
+          " FIEMAP and the chunk tree after every pass (the issue asks that"
+          " no range move more than twice): pieces that moved, pieces that"
+          " moved more than twice, the most moves of one piece, and the"
+          " snapshots taken.")
+        w("")
+        w("| | " + " | ".join(works) + " |")
+        w("|---|" + "---:|" * len(works))
+        for label, key in (("pieces moved", "pieces_moved"),
+                           ("more than twice", "moved_more_than_twice"),
+                           ("most moves", "most_moves"),
+                           ("snapshots", "snapshots")):
+            w("| %s | %s |" % (label, " | ".join(
+                str(m[key]) if m else "-" for _, m in moves)))
+        w("")
     png = os.path.join(d, "wear.png")
     script = """
 set terminal pngcairo size 800,400

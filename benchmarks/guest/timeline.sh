@@ -303,12 +303,69 @@ sample() {
 		END { if (mv) print t, "mover", p, m, d, pr + 0, ds + 0 }' \
 		/sys/block/*/stat ${H:+"$H/mover_stats"} >>/tmp/samples
 }
+# tier_snap: for W5's moves per range, where the tiered setup's data is:
+# one line "T WORD..." in /tmp/tiers, a word "F:PATH:I" for each 1 MiB
+# piece I of the file PATH (subvolumes and snapshots included) that lies
+# mostly on the NVMe, and "U:PATH:I" for one whose extents are in no chunk the chunk tree on disk
+# has yet (it keeps its last state). From FIEMAP (filefrag) and the chunk
+# tree as btrfs-progs dumps it; a piece that is not named is on the disk.
+# Nothing while the filesystem is not mounted (a remount).
+tier_snap() {
+	local fdev="" d f
+	for d in "${H%/hot}"/devinfo/*; do
+		[ "$(cat "$d/tier" 2>/dev/null)" = fast ] && fdev=${d##*/}
+	done
+	[ -n "$fdev" ] && [ -e "$H/mover_stats" ] || return 0
+	{
+		chunk_map
+		find $MNT -type f | while read -r f; do
+			echo "file $f"
+			filefrag -v "$f" 2>/dev/null
+		done
+	} | awk -v t="$(uptime_s)" -v fast="$fdev" '
+		BEGIN { n = 0 }
+		$1 == "chunk" { cs[n] = $2 + 0; cl[n] = $3 + 0; cd[n] = $4; n++; next }
+		$1 == "file" { file = $2; next }
+		$1 ~ /^[0-9]+:$/ {
+			lo = $2; sub(/\.\..*/, "", lo); ph = $4; sub(/\.\..*/, "", ph)
+			len = $6; sub(/:/, "", len)
+			if (ph == "" || len == "") next
+			lo += 0; len += 0
+			p = ph * 4096; dev = -1
+			for (i = 0; i < n; i++)
+				if (p >= cs[i] && p < cs[i] + cl[i]) { dev = cd[i]; break }
+			# Each 4 KiB block counts for the 1 MiB piece it is in.
+			for (q = int(lo / 256); q * 256 < lo + len; q++) {
+				a = q * 256 > lo ? q * 256 : lo
+				e = (q + 1) * 256 < lo + len ? (q + 1) * 256 : lo + len
+				k = file ":" q
+				if (dev == -1) u[k] += e - a
+				else if (dev == fast) fb[k] += e - a
+				else sb[k] += e - a
+			}
+		}
+		END {
+			line = t
+			for (k in fb) if (fb[k] > sb[k] + u[k]) line = line " F:" k
+			for (k in u) if (!(k in fb) || fb[k] <= sb[k] + u[k]) line = line " U:" k
+			print line
+		}' >>/tmp/tiers
+}
 sampler_start() {
 	: >/tmp/samples
+	: >/tmp/tiers
 	rm -f /tmp/sampler.stop
+	[ -n "$H" ] && tier_snap
 	(
+		passes=
 		while [ ! -e /tmp/sampler.stop ]; do
 			sample
+			# After each pass of the tiered setup, where its data is.
+			if [ -n "$H" ]; then
+				p=$(mover_stat passes "$H" 2>/dev/null)
+				[ -n "$p" ] && [ "$p" != "$passes" ] && [ -n "$passes" ] && tier_snap
+				[ -n "$p" ] && passes=$p
+			fi
 			sleep 1
 		done
 		sample
@@ -457,6 +514,27 @@ tl_end() {
 			p = $3; m = $4; pr = $6; ds = $7; seen = 1
 		}' /tmp/samples)
 	inpass=$(in_pass_json)
+	# W5 per range: how often each 1 MiB piece changed tier from one
+	# snapshot to the next (tier_snap): the first snapshot is where the
+	# timeline starts, a piece first named later was on the disk before.
+	moves=""
+	[ -n "$H" ] && moves=$(awk '
+		{
+			for (k in now) delete now[k]
+			for (i = 2; i <= NF; i++) now[substr($i, 3)] = substr($i, 1, 1)
+			for (k in now)
+				if (!(k in last) && now[k] == "F") last[k] = snaps ? 0 : 1
+			for (k in last) {
+				st = (k in now) ? (now[k] == "F" ? 1 : last[k]) : 0
+				if (last[k] != st) mv[k]++
+				last[k] = st
+			}
+			snaps++
+		}
+		END {
+			for (k in mv) { r++; if (mv[k] > 2) o++; if (mv[k] > m) m = mv[k] }
+			printf "\"range_moves\":{\"snapshots\":%d,\"pieces_moved\":%d,\"moved_more_than_twice\":%d,\"most_moves\":%d}", snaps, r, o, m
+		}' /tmp/tiers)
 	# Totals over the timeline: reads and written sectors per device.
 	totals=$(awk -v tops="$TOPS" -v hits="$HITS" -v slow="$SLOW" -v fast="$FAST" '
 		$2 == "mover" {
@@ -476,7 +554,7 @@ tl_end() {
 			printf "\"reads\":%.0f,\"fast_reads\":%.0f,\"slow_written_bytes\":%.0f,\"fast_written_bytes\":%.0f,\"mover_moved_bytes\":%.0f",
 				top, hit, (w1[slow] - w0[slow]) * 512, (w1[fast] - w0[fast]) * 512, m1 - m0
 		}' /tmp/samples)
-	emit timeline "{\"setup\":\"$TL_SETUP\",\"workload\":\"$TL_WORK\",\"metadata_profile\":\"$(btrfs filesystem df $MNT | sed -n 's/^Metadata, \([^:]*\):.*/\1/p')\",\"interval_s\":$INT,\"segments\":[$SEGS],\"points\":[$points],\"passes\":[$passes],$totals${inpass:+,$inpass}${EXTRA:+,$EXTRA}${extra:+,$extra}}"
+	emit timeline "{\"setup\":\"$TL_SETUP\",\"workload\":\"$TL_WORK\",\"metadata_profile\":\"$(btrfs filesystem df $MNT | sed -n 's/^Metadata, \([^:]*\):.*/\1/p')\",\"interval_s\":$INT,\"segments\":[$SEGS],\"points\":[$points],\"passes\":[$passes],$totals${inpass:+,$inpass}${moves:+,$moves}${EXTRA:+,$EXTRA}${extra:+,$extra}}"
 }
 
 # in_pass_json: the p99 of the reads that completed while a pass ran,

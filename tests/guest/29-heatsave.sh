@@ -99,6 +99,17 @@ run_pass
 is "a pass after which only the ranges' ages changed writes no save (device tree generation)" \
 	"$(devtree_gen)" "$g0"
 
+# ---- a remount read-only saves ----
+s0=$(cat $S/nr_saved)
+g1=$(devtree_gen)
+heat_up $MNT/h/f2
+mount -o remount,ro $MNT || bail "remount ro failed"
+check "a remount read-only saves the heat read since ($s0 ranges, then $(cat $S/nr_saved))" \
+	test "$(cat $S/nr_saved)" -gt "$s0"
+check "...in the commit it makes (device tree generation $g1, then $(devtree_gen))" \
+	test "$(devtree_gen)" -gt "$g1"
+mount -o remount,rw $MNT || bail "remount rw failed"
+
 # ---- another range size: not loaded ----
 echo 4194304 >$S/range_size || bail "range_size refused 4 MiB"
 heat_up $MNT/h/f0

@@ -136,13 +136,18 @@ check "...and keeps its timer (next_pass_in_s is not -1)" \
 # Leave a transaction open: a pass that commits would write a new
 # superblock. commit=300 keeps the periodic commit away meanwhile.
 mount -o remount,commit=300 $MNT
+# Heat for a save to keep: two tracked ranges.
+dd if=/dev/urandom of=$MNT/heat bs=1M count=2 2>/dev/null
 sync
+direct_reads $MNT/heat 512
 open_transaction open1
 g0=$(generation)
 run_pass
 is "...a pass ends with the result one-tier" "$(stat_of last_pass_result)" one-tier
 is "...and commits nothing" "$(generation)" "$g0"
 is "...and rewrites nothing" "$(stat_of rewritten_bytes)" 0
+is "...nor saves the heat, which no pass here can use (nr_saved)" \
+	"$(cat $S/nr_saved)" 0
 
 # ---- adding a SATA disk makes two tiers, removing it one again ----
 btrfs device add -f "$SLOW_DEV" $MNT || bail "device add"
@@ -154,6 +159,8 @@ run_pass
 is "...its pass ends as usual" "$(stat_of last_pass_result)" "done"
 check "...and commits, as a pass on two tiers does (so the check above can fail)" \
 	test "$(generation)" -gt "$g0"
+check "...and saves the heat (so can the one above: $(cat $S/nr_saved) ranges)" \
+	test "$(cat $S/nr_saved)" -ge 2
 btrfs device remove "$SLOW_DEV" $MNT || bail "device remove"
 is "after the SATA disk is removed it idles on one tier again" \
 	"$(cat $S/mover_state)" "idle (one tier)"

@@ -8,7 +8,7 @@
 # this shared machine under TCG are noise.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-echo "1..21"
+echo "1..22"
 n=0
 t() { # t DESC CONDITION...
 	local d=$1; shift
@@ -73,6 +73,10 @@ t "the mover ran on its own timer during the tiered W1 timeline and moved data" 
 	jq -e '[.result.timelines[] | select(.setup == "tiered" and .workload == "w1")][0] | (.passes | length) > 0 and .mover_moved_bytes > 0' $out/timeline.json
 t "each tiered pass says what it promoted and displaced, within what it moved, and W1's passes promoted" \
 	jq -e '[.result.timelines[] | select(.setup == "tiered") | .passes[]] as $p | ($p | length) > 0 and ($p | all(.promoted_bytes >= 0 and .displaced_bytes >= 0 and .promoted_bytes + .displaced_bytes <= .moved_bytes)) and ([.result.timelines[] | select(.setup == "tiered" and .workload == "w1") | .passes[].promoted_bytes] | add > 0)' $out/timeline.json
+t "tiered timelines count the tier changes of each 1 MiB piece after each pass (W5), and W1's include the pieces it promoted" \
+	jq -e '[.result.timelines[] | select(.setup == "tiered")] as $t | ($t | length) > 0 and
+		all($t[]; .range_moves.snapshots >= 1 and .range_moves.moved_more_than_twice <= .range_moves.pieces_moved) and
+		([$t[] | select(.workload == "w1") | .range_moves] | all(.snapshots >= 2 and .pieces_moved > 0 and .most_moves >= 1))' $out/timeline.json
 t "W1 goes on after a remount of each converging setup, and tiered measures its p99 during and between passes" \
 	jq -e '[.result.timelines[] | select(.workload == "w1" and (.setup | startswith("all-") | not))] as $c |
 		($c | length) > 0 and all($c[]; [.points[] | select(.seg == "w1-after-remount" and .dir == "read")] | length > 0) and

@@ -102,3 +102,20 @@ mover_stat() {
 GUEST_T0=$(date +%s)
 say() { echo "# [$(($(date +%s) - GUEST_T0)) s] $*"; }
 emit() { echo "@@JSON $1 $2"; }
+
+# chunk_map [DEV]: "chunk START LENGTH DEVID" for every chunk of the
+# filesystem on DEV (default $FAST_DEV), with the device of its first stripe, from the chunk tree as
+# btrfs-progs dumps it (what is committed: sync first). The tests map
+# extents through it rather than with btrfs-map-logical, which in
+# btrfs-progs 6.2 answers "no extent found" for about one extent in a
+# hundred (one that begins an extent tree leaf, with a gap before it).
+# shellcheck disable=SC2120 # callers in the suites pass DEV
+chunk_map() {
+	btrfs inspect-internal dump-tree -t chunk "${1:-$FAST_DEV}" 2>/dev/null | awk '
+		/ CHUNK_ITEM / {
+			for (i = 1; i < NF; i++)
+				if ($i == "CHUNK_ITEM") { s = $(i + 1); sub(/\)/, "", s) }
+		}
+		$1 == "length" { len = $2 }
+		$1 == "stripe" && $2 == 0 && s != "" { print "chunk", s, len, $4; s = "" }'
+}
