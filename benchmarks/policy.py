@@ -10,7 +10,8 @@ segment of the tiered setup: the share of reads served faster than a
 disk read and the median p50, settled (the last third of the segment, as
 RESULTS.md counts) and in the interval after the segment's second pass,
 and over the whole timeline what the mover moved to the NVMe and what was
-written to it in all, hot writes included (W5).
+written to it in all, hot writes included (W5); then the p99 during and
+between passes, and how often each 1 MiB piece changed tier.
 """
 import json
 import os
@@ -95,13 +96,31 @@ def pass_p99(runs):
     return out if len(out) > 2 else []
 
 
+def range_moves(runs):
+    """Markdown lines: per tiered timeline of [(name, path)] that counted
+    them, the 1 MiB pieces that changed tier, those that changed more than
+    twice (issue #12's W5: none should), and the most changes of one."""
+    out = ["| run | workload | pieces moved | more than twice | most moves"
+           " | snapshots |",
+           "|---|---|---:|---:|---:|---:|"]
+    for name, path in runs:
+        for tl in timelines(path):
+            m = tl.get("range_moves")
+            if tl["setup"] != "tiered" or not m:
+                continue
+            out.append("| %s | %s | %d | %d | %d | %d |" % (
+                name, tl["workload"], m["pieces_moved"],
+                m["moved_more_than_twice"], m["most_moves"], m["snapshots"]))
+    return out if len(out) > 2 else []
+
+
 def main():
     runs = [arg.partition("=")[::2] for arg in sys.argv[1:]]
     print("\n".join(table(runs)))
-    lines = pass_p99(runs)
-    if lines:
-        print("")
-        print("\n".join(lines))
+    for lines in (pass_p99(runs), range_moves(runs)):
+        if lines:
+            print("")
+            print("\n".join(lines))
 
 
 if __name__ == "__main__":
