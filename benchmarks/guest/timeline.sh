@@ -313,7 +313,8 @@ sample() {
 tier_snap() {
 	local fdev="" d f
 	for d in "${H%/hot}"/devinfo/*; do
-		[ "$(cat "$d/tier" 2>/dev/null)" = fast ] && fdev=${d##*/}
+		# "fast", or "fast (auto)" without an override
+		case $(cat "$d/tier" 2>/dev/null) in fast*) fdev=${d##*/} ;; esac
 	done
 	[ -n "$fdev" ] && [ -e "$H/mover_stats" ] || return 0
 	{

@@ -100,13 +100,12 @@ is "a pass after which only the ranges' ages changed writes no save (device tree
 	"$(devtree_gen)" "$g0"
 
 # ---- a remount read-only saves ----
-s0=$(cat $S/nr_saved)
+# f2's ranges are tracked already (written): the read changes their heat,
+# which only a save writes to the device tree.
 g1=$(devtree_gen)
 heat_up $MNT/h/f2
 mount -o remount,ro $MNT || bail "remount ro failed"
-check "a remount read-only saves the heat read since ($s0 ranges, then $(cat $S/nr_saved))" \
-	test "$(cat $S/nr_saved)" -gt "$s0"
-check "...in the commit it makes (device tree generation $g1, then $(devtree_gen))" \
+check "a remount read-only saves the heat read since, in the commit it makes (device tree generation $g1, then $(devtree_gen))" \
 	test "$(devtree_gen)" -gt "$g1"
 mount -o remount,rw $MNT || bail "remount rw failed"
 
