@@ -244,19 +244,11 @@ static int read_dump(const char *file, bool ranges, struct heat_entry **out,
 				     &e.temp);
 		if (got != (ranges ? 6 : 5))
 			continue;
-		if (n == cap) {
-			struct heat_entry *nv;
-
-			cap = cap ? cap * 2 : 1024;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				fclose(f);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (entry_add(&v, &n, &cap, &e)) {
+			free(v);
+			fclose(f);
+			return -ENOMEM;
 		}
-		v[n++] = e;
 	}
 	fclose(f);
 	*out = v;
