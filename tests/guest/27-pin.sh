@@ -226,6 +226,7 @@ yes "a line that compresses well" | head -c $M8 >$MNT/sv/cmp
 sync
 btrfs subvolume snapshot -r $MNT/sv $MNT/snap >/dev/null || bail "snapshot"
 sums $MNT/sv/* $MNT/snap/* >/tmp/sv.sums
+echo 0 >$S/mover_unshare	# pins unshare whatever the knob says
 is "mover_unshare is off" "$(cat $S/mover_unshare)" 0
 is "the files of the snapshotted subvolume start on the disk" \
 	"$(($(fast_bytes $MNT/sv/f0) + $(fast_bytes $MNT/sv/f1) + $(fast_bytes $MNT/sv/f2) + $(fast_bytes $MNT/sv/cmp)))" 0

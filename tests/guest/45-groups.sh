@@ -6,9 +6,9 @@
 # move with their block group and stay shared, an unmount during such a
 # relocation loses nothing, a balance or swapon started during one takes it over
 # instead of failing, and a fast tier whose free space is all in
-# small holes still takes promotions. With mover_unshare, a hot file that
-# only read-only snapshots share moves alone, and the snapshot keeps its
-# copy. A snapshot's extents that no file
+# small holes still takes promotions. With mover_unshare (the default), a
+# hot file that only read-only snapshots share moves alone, and the
+# snapshot keeps its copy. A snapshot's extents that no file
 # refers to any more leave the fast tier with their group; a pass on a
 # frozen filesystem, or whose relocation cannot land on the fast tier,
 # puts the relocation off instead of failing or repeating it.
@@ -24,6 +24,9 @@ M=4194304	# bytes per test file
 # the read-only snapshot's too, points to the one new copy.
 small_fs
 S=$(hot_sysfs)
+# mover_unshare (on by default) would copy the files the read-only
+# snapshot shares instead: the group relocation is the subject here.
+echo 0 >$S/mover_unshare
 btrfs subvolume create $MNT/sv >/dev/null
 make_files $MNT/sv 4 4096K
 xfs_io -f -c "reflink $MNT/sv/f0 0 0 $M" $MNT/sv/f0r >/dev/null
@@ -109,6 +112,8 @@ sync
 usum=$(sums $MNT/sv/* $MNT/ro/* $MNT/sw/* $MNT/rw/*)
 du0=$(shared_du $MNT/sv)
 for f in sv/f0 sv/f1 sv/f2 sw/f0; do heat_up $MNT/$f 5; done
+is "mover_unshare is on by default" "$(cat $S/mover_unshare)" 1
+echo 0 >$S/mover_unshare
 sk=$(stat_of skipped_shared)
 rg=$(stat_of relocated_groups)
 run_pass
@@ -196,6 +201,7 @@ relocating_pass() {
 	local r0 w=0
 	small_fs
 	S=$(hot_sysfs)
+	echo 0 >$S/mover_unshare	# the group relocation is the subject
 	btrfs subvolume create $MNT/sv >/dev/null
 	make_files $MNT/sv 12 4096K
 	sync
@@ -279,6 +285,7 @@ check "btrfs check is clean after the swap file came and went" btrfs check "$SLO
 # writes go there; then every other file is deleted.
 small_fs
 S=$(hot_sysfs)
+echo 0 >$S/mover_unshare	# the group relocation is the subject
 D=/sys/fs/btrfs/$(fs_uuid)/devinfo
 echo slow >$D/2/tier
 echo fast >$D/1/tier
