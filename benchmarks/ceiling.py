@@ -12,7 +12,15 @@ is the ceiling of a policy with ranges of that size, whatever it does;
 this computes it from the distribution itself, not from a run.
 
 Usage: ceiling.py N THETA FAST_BYTES RANGE_BYTES... (blocks of 4 KiB).
+
+A policy that moves a range once it has seen FLOOR reads of it can only
+place what the reads so far have shown: right after a mount or a shift
+of the hot set, the disk serves the reads, at a seek each, and the
+reads a pass has seen bound what it can know.
+
+Usage: ceiling.py --known N THETA FAST_BYTES RANGE_BYTES FLOOR READS...
 """
+import random
 import sys
 
 GOLDEN_RATIO_64 = 0x61C8864680B583EB
@@ -109,7 +117,43 @@ def ceilings(n, theta, fast_bytes, range_sizes):
             for r in range_sizes}
 
 
+def known_ceiling(heat, range_blocks, fast_ranges, reads, floor,
+                  trials=20, seed=1):
+    """The share of reads that a policy counting accesses per range can
+    place after seeing `reads` reads: the ranges read at least `floor`
+    times, the most read first, up to fast_ranges of them. Its mean over
+    `trials` draws of the reads (a fixed seed: the same figures every
+    time). No policy that waits for `floor` accesses does better at that
+    point, whatever its budget; the ceiling above is its limit as reads
+    go on."""
+    ranges = [sum(heat[i:i + range_blocks])
+              for i in range(0, len(heat), range_blocks)]
+    total = sum(ranges)
+    idx = range(len(ranges))
+    rnd = random.Random(seed)
+    served = 0.0
+    for _ in range(trials):
+        count = [0] * len(ranges)
+        for i in rnd.choices(idx, weights=ranges, k=reads):
+            count[i] += 1
+        known = sorted((i for i in idx if count[i] >= floor),
+                       key=lambda i: -count[i])[:max(fast_ranges, 0)]
+        served += sum(ranges[i] for i in known) / total
+    return served / trials
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--known":
+        # --known N THETA FAST_BYTES RANGE_BYTES FLOOR READS...
+        n, theta, fast = int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+        rng, floor = int(sys.argv[5]), int(sys.argv[6])
+        heat = block_heat(n, theta)
+        for reads in (int(x) for x in sys.argv[7:]):
+            c = known_ceiling(heat, max(rng // 4096, 1), fast // rng, reads,
+                              floor)
+            print("%6d reads, %d or more per %d KiB range: %.1f %% of the reads"
+                  % (reads, floor, rng >> 10, 100 * c))
+        return
     n, theta, fast = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
     for r, c in ceilings(n, theta, fast, [int(x) for x in sys.argv[4:]]).items():
         print("%8d KiB ranges: %.1f %% of the reads" % (r >> 10, 100 * c))

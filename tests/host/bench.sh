@@ -8,7 +8,7 @@
 # this shared machine under TCG are noise.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-echo "1..22"
+echo "1..23"
 n=0
 t() { # t DESC CONDITION...
 	local d=$1; shift
@@ -17,6 +17,15 @@ t() { # t DESC CONDITION...
 }
 out=build/bench-quick
 mkdir -p build/logs
+# What a policy that counts accesses can know after some reads
+# (ceiling.py --known, which ROADMAP.md's reasons for #12 rest on): more
+# with more reads, less with a higher floor, never above the ceiling.
+known() { benchmarks/ceiling.py --known 196608 1.2 619708416 1048576 "$@" | awk '{ print $(NF - 4) }'; }
+k=$(known 4 1000 3000 7000 | tr '\n' ' ')
+k2=$(known 2 3000)
+c=$(benchmarks/ceiling.py 196608 1.2 619708416 1048576 | awk '{ print $(NF - 4) }')
+t "ceiling.py --known: $k with 1000, 3000, 7000 reads at 4 accesses, $k2 at 2, ceiling $c" \
+	awk -v k="$k" -v k2="$k2" -v c="$c" 'BEGIN { split(k, a, " "); exit !(a[1] < a[2] && a[2] < a[3] && a[3] < c && a[2] < k2 && k2 < c) }'
 # A failed guest run must fail the benchmark, with or without progress
 # lines (a stand-in guest that exits 3).
 stub=$(mktemp)
