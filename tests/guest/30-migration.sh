@@ -391,8 +391,8 @@ is "...and the hot file keeps its place" "$(fast_bytes $MNT/x/h)" $((2 * MB))
 # The warm and hot files were read in bursts and not since; the tepid file
 # is now read twice a second. With a margin no heat here reaches (48),
 # only the stop rule can move it: data accessed twice or more and then not
-# for mover_idle_gaps of its mean intervals, nor two mover intervals
-# (2 s at mover_interval 1), counts as cold. With the rule off, the same
+# for mover_idle_gaps of its mean intervals, nor 8 s, while the
+# filesystem is accessed (the tepid file's reads), counts as cold. With the rule off, the same
 # timed passes leave the tepid file on SATA; with it on, it moves in.
 is "data counts as stopped after eight idle intervals by default" \
 	"$(cat $S/mover_idle_gaps)" 8
@@ -430,7 +430,8 @@ while [ $w -lt 60 ] && [ "$(fast_bytes $MNT/x/t)" != $MB ]; do
 	sleep 1
 	w=$((w + 1))
 done
-# Timed passes go on; stopped now takes 10 s of silence.
+# Timed passes go on; once the reader ends nothing is read, and a pause
+# of everything stops nothing.
 echo 5 >$S/mover_interval
 rm -f /tmp/keep-reading
 wait $reader
