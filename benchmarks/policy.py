@@ -8,10 +8,11 @@ Each TIMELINE_JSON is a benchmarks/run result (timeline.json) or the
 as left by `benchmarks/run-policy`. Prints a Markdown table per workload
 segment of the tiered setup: the share of reads served faster than a
 disk read and the median p50, settled (the last third of the segment, as
-RESULTS.md counts) and in the interval after the segment's second pass,
+RESULTS.md counts) and in the interval after the segment's first and second passes,
 and over the whole timeline what the mover moved to the NVMe and what was
 written to it in all, hot writes included (W5); then the p99 during and
-between passes, and how often each 1 MiB piece changed tier.
+between passes, the passes' length and rate, and how often each 1 MiB
+piece changed tier.
 """
 import json
 import os
@@ -58,18 +59,20 @@ def table(runs):
                 if s["name"] != "scan" and key not in segs:
                     segs.append(key)
     out = ["| workload | segment | run | served fast, settled | p50 settled"
-           " | served fast after 2 passes | moved to NVMe | written to NVMe |",
-           "|---|---|---|---:|---:|---:|---:|---:|"]
+           " | served fast after 1 pass | after 2 passes | moved to NVMe"
+           " | written to NVMe |",
+           "|---|---|---|---:|---:|---:|---:|---:|---:|"]
     for work, seg in segs:
         for name, tls in loaded:
             tl = next((t for t in tls if t["workload"] == work), None)
             s = tl and seg_summary(tl, seg)
             if not s:
                 continue
-            a2 = after_passes(tl, seg, 2)
-            out.append("| %s | %s | %s | %s | %.0f us | %s | %d MiB"
+            a1, a2 = after_passes(tl, seg, 1), after_passes(tl, seg, 2)
+            out.append("| %s | %s | %s | %s | %.0f us | %s | %s | %d MiB"
                        " | %d MiB |" % (
                            work, seg, name, pct(s["under"]), s["p50_us"],
+                           pct(a1["under_disk"]) if a1 else "-",
                            pct(a2["under_disk"]) if a2 else "-",
                            tl.get("mover_moved_bytes", 0) >> 20,
                            tl.get("fast_written_bytes", 0) >> 20))
@@ -96,6 +99,28 @@ def pass_p99(runs):
     return out if len(out) > 2 else []
 
 
+def pass_rate(runs):
+    """Markdown lines: per tiered timeline of [(name, path)], the passes
+    that moved something, what they moved, how long they took in all and
+    the longest, and the rate (what the mover's reads of the disk allow)."""
+    out = ["| run | workload | passes that moved | MiB moved | seconds"
+           " | longest pass | MiB/s |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for name, path in runs:
+        for tl in timelines(path):
+            ps = [p for p in tl.get("passes", [])
+                  if p.get("moved_bytes") and "ms" in p]
+            if tl["setup"] != "tiered" or not ps:
+                continue
+            moved = sum(p["moved_bytes"] for p in ps) / 2 ** 20
+            secs = sum(p["ms"] for p in ps) / 1000
+            out.append("| %s | %s | %d | %.0f | %.1f | %.1f s | %.1f |" % (
+                name, tl["workload"], len(ps), moved, secs,
+                max(p["ms"] for p in ps) / 1000,
+                moved / secs if secs else 0))
+    return out if len(out) > 2 else []
+
+
 def range_moves(runs):
     """Markdown lines: per tiered timeline of [(name, path)] that counted
     them, the 1 MiB pieces that changed tier, those that changed more than
@@ -117,7 +142,7 @@ def range_moves(runs):
 def main():
     runs = [arg.partition("=")[::2] for arg in sys.argv[1:]]
     print("\n".join(table(runs)))
-    for lines in (pass_p99(runs), range_moves(runs)):
+    for lines in (pass_p99(runs), pass_rate(runs), range_moves(runs)):
         if lines:
             print("")
             print("\n".join(lines))
