@@ -182,8 +182,12 @@ readahead() {
 # The caches keep what they hold; tiered keeps its data where it is and
 # loses its heat (not persisted), which the mover must not take for cold.
 remount() {
-	local dev
+	local dev gen
 	dev=$(awk -v m=$MNT '$2 == m { print $1 }' /proc/mounts)
+	# Odd while the filesystem is being remounted: tier_snap drops what
+	# it took across a remount.
+	gen=$(($(cat /tmp/mount.gen 2>/dev/null || echo 0) + 1))
+	echo $gen >/tmp/mount.gen
 	umount $MNT || return 1
 	if [ "$1" = tiered ]; then
 		mount -o hotdatamove "$dev" $MNT && knobs &&
@@ -191,6 +195,7 @@ remount() {
 	else
 		mount "$dev" $MNT || return 1
 	fi
+	echo $((gen + 1)) >/tmp/mount.gen
 	readahead
 	settle
 }
@@ -309,15 +314,19 @@ sample() {
 # mostly on the NVMe, and "U:PATH:I" for one whose extents are in no chunk the chunk tree on disk
 # has yet (it keeps its last state). From FIEMAP (filefrag) and the chunk
 # tree as btrfs-progs dumps it; a piece that is not named is on the disk.
-# Nothing while the filesystem is not mounted (a remount).
+# Nothing while the filesystem is not mounted, nor when a remount
+# (remount(), /tmp/mount.gen) came during the snapshot: the files it could
+# not read would count as moved to the disk and back.
 tier_snap() {
-	local fdev="" d f
+	local fdev="" d f gen line
+	gen=$(cat /tmp/mount.gen 2>/dev/null || echo 0)
+	[ $((gen % 2)) = 0 ] || return 0
 	for d in "${H%/hot}"/devinfo/*; do
 		# "fast", or "fast (auto)" without an override
 		case $(cat "$d/tier" 2>/dev/null) in fast*) fdev=${d##*/} ;; esac
 	done
 	[ -n "$fdev" ] && [ -e "$H/mover_stats" ] || return 0
-	{
+	line=$({
 		chunk_map
 		find $MNT -type f | while read -r f; do
 			echo "file $f"
@@ -350,11 +359,14 @@ tier_snap() {
 			for (k in fb) if (fb[k] > sb[k] + u[k]) line = line " F:" k
 			for (k in u) if (!(k in fb) || fb[k] <= sb[k] + u[k]) line = line " U:" k
 			print line
-		}' >>/tmp/tiers
+		}')
+	[ "$(cat /tmp/mount.gen 2>/dev/null || echo 0)" = "$gen" ] &&
+		echo "$line" >>/tmp/tiers
 }
 sampler_start() {
 	: >/tmp/samples
 	: >/tmp/tiers
+	echo 0 >/tmp/mount.gen
 	rm -f /tmp/sampler.stop
 	[ -n "$H" ] && tier_snap
 	(
