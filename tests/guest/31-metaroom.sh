@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck shell=dash
-# runtime: 240 s (debug kernel; the runner starts the longest first)
+# runtime: 300 s (debug kernel, beside another guest; the runner starts the longest first)
 # guest-env: FAST_SIZE=512M
 # Room for metadata on the fast tier (issue #37, 1). The README's layout,
 # -d single -m raid1 over the SATA disk and a small NVMe, mounted

@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck shell=dash
-# runtime: 150 s (debug kernel; the runner starts the longest first)
+# runtime: 150 s (debug kernel, beside another guest; the runner starts the longest first)
 # Parts larger than what a pass may move (issue #37, 2). A file written
 # in one go has extents of up to 128 MiB, and the mover checked each part
 # against what was left of its budget and of the fast room all or
