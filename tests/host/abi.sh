@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# quick: no kernel build, no guest (make check)
 # heatctl's copy of the ioctl ABI (userspace/heat-ioctl.h) matches the
 # kernel's include/uapi/linux/btrfs.h in build/linux: ioctl numbers, struct
 # sizes, every field's offset and size, and the flag and option values.

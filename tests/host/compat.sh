@@ -12,14 +12,13 @@
 # The three TAP streams come out as one; each console is scanned with the
 # kernel-report patterns every test uses.
 set -u
+. "$(dirname "$0")/../lib/host.sh"
 cd "$(dirname "$0")/../.." || exit 1
 mkdir -p build/logs
-reports=$(grep -v -e '^#' -e '^$' tests/lib/kernel-reports)
 name=compat
-n=0 failed=0
 # phase FLAVOUR SCRIPT [-K]: one guest; its results renumbered.
 phase() {
-	local out line verdict rc log=build/logs/$name-${2%.sh}
+	local out line rc log=build/logs/$name-${2%.sh}
 	local console=$log.console
 	qemu-topology/run-guest.sh -q -k "$1" -t 600 -n "$name" ${3:+"$3"} \
 		"tests/compat/guest/$2" >/dev/null 2>&1
@@ -30,41 +29,28 @@ phase() {
 	out=$(cat "$log.out")
 	while IFS= read -r line; do
 		case "$line" in
-		"ok "* | "not ok "*)
-			n=$((n + 1))
-			verdict=${line%% [0-9]*}
-			[ "$verdict" = ok ] || failed=1
-			echo "$verdict $n - $1 kernel: ${line#* - }"
-			;;
+		"ok "*) tap_result 0 "$1 kernel: ${line#* - }" ;;
+		"not ok "*) tap_result 1 "$1 kernel: ${line#* - }" ;;
 		"#"*) echo "$line" ;;
 		"Bail out!"*) echo "# $1 kernel: $line" ;;
 		esac
 	done <<<"$out"
-	n=$((n + 1))
 	if [ "$rc" = 0 ]; then
-		echo "ok $n - $1 kernel: $2 ran to its end"
+		tap_result 0 "$1 kernel: $2 ran to its end"
 	else
-		echo "not ok $n - $1 kernel: $2 ran to its end (status $rc)"
-		failed=1
+		tap_result "$rc" "$1 kernel: $2 ran to its end (status $rc)"
 	fi
-	n=$((n + 1))
-	if grep -qE -e "$reports" "$console"; then
-		echo "not ok $n - $1 kernel: kernel log free of reports (see $console)"
-		failed=1
-	else
-		echo "ok $n - $1 kernel: kernel log free of reports"
-	fi
+	t "$1 kernel: kernel log free of reports ($console)" no_splats "$console"
 }
 if ! qemu-topology/kernel.sh build stock >build/logs/compat-build.log 2>&1; then
 	tail -5 build/logs/compat-build.log | sed 's/^/# /'
-	echo "not ok 1 - the unpatched kernel builds (build/logs/compat-build.log)"
-	echo "1..1"
-	exit 1
+	tap_result 1 "the unpatched kernel builds (build/logs/compat-build.log)"
+	tap_end
+	exit
 fi
 ours=${GUEST_KERNEL:-debug}
 phase "$ours" 1-patched.sh
 phase stock 2-stock.sh -K
 phase "$ours" 3-back.sh -K
 # A phase that bailed out shows as not run to its end.
-echo "1..$n"
-exit "$failed"
+tap_end

@@ -10,6 +10,7 @@
 # through every pass. CRASH_NAME (crash) names the guest run: its disks,
 # build/logs/NAME.out and NAME.console.
 set -u
+. "$(dirname "$0")/../lib/host.sh"
 cd "$(dirname "$0")/../.." || exit 1
 run=qemu-topology/run-guest.sh
 cycles=${CUTS:-2}
@@ -18,19 +19,6 @@ writers=${WRITERS:-0}
 name=${CRASH_NAME:-crash}
 out=build/logs/$name.out
 console=build/logs/$name.console
-echo "1..$((cycles * 4 + 1))"
-n=0
-t() { # t DESC CONDITION...
-	local d=$1; shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; fi
-}
-reports=$(grep -v -e '^#' -e '^$' tests/lib/kernel-reports)
-no_splats() { # no_splats LOG: the kernel reported no problem
-	grep -qE -e "$reports" "$1" || return 0
-	grep -E -A12 -e "$reports" "$1" | head -40 | sed 's/^/# /'
-	return 1
-}
 
 # verified C OUT CONDITION...: the checks of what cut C left
 # (tests/crash/verify.sh) passed; OUT holds their lines, prefixed
@@ -69,3 +57,4 @@ $run -q -k "$kernel" -t 600 -n "$name" -K tests/crash/verify.sh >/dev/null 2>&1
 rc=$?
 verified "$cycles" "$out" test "$rc" = 0
 t "no kernel splat in the boot that checked the last cut" no_splats "$console"
+tap_end

@@ -4,15 +4,9 @@
 # guest as failures with a clear message, each within its time limit, and
 # passes the tier device names to the script.
 set -u
+. "$(dirname "$0")/../lib/host.sh"
 cd "$(dirname "$0")/../.." || exit 1
 run=qemu-topology/run-guest.sh
-echo "1..7"
-n=0
-t() { # t DESC CONDITION...
-	local d=$1; shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; fi
-}
 
 out=$($run -q -k debug -t 120 -n harness-fail tests/harness/fail.sh 2>&1); rc=$?
 t "a failing guest script returns its exit status (3, got $rc)" test "$rc" = 3
@@ -33,3 +27,4 @@ t "a hung guest fails with status 124 (got $rc)" test "$rc" = 124
 t "the launcher says the guest ran past its time limit" grep -q "time limit" <<<"$out"
 t "a hung guest is stopped within its limit plus a grace period (${took} s for 30 s)" \
 	test "$took" -le 60
+tap_end

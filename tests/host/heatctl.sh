@@ -1,43 +1,28 @@
 #!/usr/bin/env bash
+# quick: no kernel build, no guest (make check)
 # heatctl builds with -Wall -Wextra -Werror, its unit tests pass, cppcheck
 # has nothing to say, and its command line behaves as btrfs-progs' does:
 # options anywhere, "--", one report per bad option, numbers checked,
 # errors that name the problem, and make install. None of this needs a
 # btrfs: the guest suite 20-heatctl checks the output against the kernel.
 set -u
+. "$(dirname "$0")/../lib/host.sh"
 cd "$(dirname "$0")/../../userspace" || exit 1
-echo "1..26"
-n=0
-t() { # t DESC CONDITION...
-	local d=$1; shift
-	n=$((n + 1))
-	if "$@" >/dev/null 2>&1; then echo "ok $n - $d"; else echo "not ok $n - $d"; return 1; fi
-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # -B: objects from a build without WERROR=1 must not hide a warning.
-if make -s -B WERROR=1 heatctl tests/test-util >"$tmp/build.log" 2>&1; then
-	echo "ok $((n += 1)) - heatctl builds with -Wall -Wextra -Werror"
-else
-	echo "not ok $((n += 1)) - heatctl builds with -Wall -Wextra -Werror"
+make -s -B WERROR=1 heatctl tests/test-util >"$tmp/build.log" 2>&1
+rc=$?
+tap_result $rc "heatctl builds with -Wall -Wextra -Werror" ||
 	sed 's/^/# /' "$tmp/build.log" | head -20
-fi
 out=$(./tests/test-util 2>&1); rc=$?
 echo "$out" | grep '^not ok' | sed 's/^/# /'
-if [ $rc = 0 ]; then
-	echo "ok $((n += 1)) - unit tests of parsing and formatting ($(echo "$out" | grep -c '^ok') passed)"
-else
-	echo "not ok $((n += 1)) - unit tests of parsing and formatting"
-fi
+tap_result $rc "unit tests of parsing and formatting ($(echo "$out" | grep -c '^ok') passed)"
 out=$(cppcheck --quiet --error-exitcode=1 --enable=warning,style,portability \
 	--inline-suppr --suppress=missingIncludeSystem -I. ./*.c tests/*.c 2>&1); rc=$?
-if [ $rc = 0 ] && [ -z "$out" ]; then
-	echo "ok $((n += 1)) - cppcheck is silent"
-else
-	echo "not ok $((n += 1)) - cppcheck is silent"
-	echo "$out" | sed 's/^/# /' | head -20
-fi
+[ -z "$out" ] || rc=1
+tap_result $rc "cppcheck is silent" || echo "$out" | sed 's/^/# /' | head -20
 
 # run ARGS...: heatctl's status in $rc, its output in $tmp/out and $tmp/err.
 run() {
@@ -53,43 +38,43 @@ for c in set-opts get-opts get-info top where status migrate; do
 	run "$c" --frobnicate /
 	usage_err "unknown option '--frobnicate'" || break
 done
-t "every command reports an unknown long option once, by name, with its usage (2)" usage_err "unknown option '--frobnicate'"
+tq "every command reports an unknown long option once, by name, with its usage (2)" usage_err "unknown option '--frobnicate'"
 run get-info -Z /
-t "...and an unknown short option" usage_err "unknown option '-Z'"
+tq "...and an unknown short option" usage_err "unknown option '-Z'"
 run top -n
-t "an option without its value is a usage error that names it" usage_err "option '-n' needs a value"
+tq "an option without its value is a usage error that names it" usage_err "option '-n' needs a value"
 
 for v in 1x 0x10 -1 " 5" 0 99999999999999999999999 2147483648; do
 	run top -n "$v" /
 	usage_err "invalid count" || break
 done
-t "top -n rejects trailing garbage, signs, blanks, 0 and overflow ('$v')" usage_err "invalid count"
+tq "top -n rejects trailing garbage, signs, blanks, 0 and overflow ('$v')" usage_err "invalid count"
 
 # Options after the paths, as btrfs-progs allows: --json is honoured.
 run get-opts /nonexistent --json
-t "an option after a path applies (get-opts PATH --json prints JSON)" \
+tq "an option after a path applies (get-opts PATH --json prints JSON)" \
 	bash -c "[ $rc = 1 ] && [ \"\$(jq -c . $tmp/out)\" = '[]' ] && grep -q 'ERROR: /nonexistent: No such file' $tmp/err"
 run get-info -- -j
-t "-- ends the options: what follows is a path" \
+tq "-- ends the options: what follows is a path" \
 	bash -c "[ $rc = 1 ] && grep -q 'ERROR: -j: No such file' $tmp/err"
 mkfifo "$tmp/fifo"
 run get-info "$tmp/fifo"
-t "get-info on a FIFO says it is not a regular file (1), without blocking on it" \
+tq "get-info on a FIFO says it is not a regular file (1), without blocking on it" \
 	bash -c "[ $rc = 1 ] && grep -q 'not a regular file or directory' $tmp/err && ! grep -q 'support' $tmp/err"
 run set-opts track /dev/null
-t "set-opts on a device says it is not a regular file (1)" \
+tq "set-opts on a device says it is not a regular file (1)" \
 	bash -c "[ $rc = 1 ] && grep -q '/dev/null: not a regular file or directory' $tmp/err"
 run get-info /proc/self/status
-t "get-info on another filesystem's file says it is not btrfs (1)" \
+tq "get-info on another filesystem's file says it is not btrfs (1)" \
 	bash -c "[ $rc = 1 ] && grep -q 'not on a btrfs filesystem' $tmp/err"
 run set-opts hot /tmp
-t "set-opts names the values it takes (2)" usage_err "invalid value 'hot'"
+tq "set-opts names the values it takes (2)" usage_err "invalid value 'hot'"
 
 run where --raw -Zj /
-t "...also inside a cluster after a long option (not the option before it)" \
+tq "...also inside a cluster after a long option (not the option before it)" \
 	usage_err "unknown option '-Z'"
 run where --raw=3 /
-t "a long option given a value it does not take says so" \
+tq "a long option given a value it does not take says so" \
 	usage_err "option '--raw' takes no value"
 
 lacking=""
@@ -99,23 +84,23 @@ for c in where status migrate; do
 		grep -q -- '--raw' "$tmp/out" && grep -q -- '--si' "$tmp/out"; } ||
 		lacking="$lacking $c"
 done
-t "the commands that print sizes list the unit options in --help (lacking:${lacking:- none})" \
+tq "the commands that print sizes list the unit options in --help (lacking:${lacking:- none})" \
 	test -z "$lacking"
 run where -h
-t "...where -h means human-readable, not help (a path is still missing: 2)" usage_err "missing path"
+tq "...where -h means human-readable, not help (a path is still missing: 2)" usage_err "missing path"
 run status --raw --si -k -g -H -j /proc
-t "status takes every unit option and says /proc is not btrfs (1)" \
+tq "status takes every unit option and says /proc is not btrfs (1)" \
 	bash -c "[ $rc = 1 ] && grep -q '/proc: not on a btrfs filesystem' $tmp/err"
 run top --raw /
-t "top takes no unit option (2)" usage_err "unknown option '--raw'"
+tq "top takes no unit option (2)" usage_err "unknown option '--raw'"
 ln -s / "$tmp/link"
 run set-opts -r track "$tmp/link"
-t "-r refuses a symbolic link operand by name rather than skip it (1)" \
+tq "-r refuses a symbolic link operand by name rather than skip it (1)" \
 	bash -c "[ $rc = 1 ] && grep -q 'link: a symbolic link: -r does not follow it' $tmp/err"
 run --version
-t "--version prints the version" bash -c "[ $rc = 0 ] && grep -q '^heatctl [0-9]' $tmp/out"
+tq "--version prints the version" bash -c "[ $rc = 0 ] && grep -q '^heatctl [0-9]' $tmp/out"
 run frobnicate
-t "an unknown command is a usage error (2)" usage_err "unknown command 'frobnicate'"
+tq "an unknown command is a usage error (2)" usage_err "unknown command 'frobnicate'"
 
 # The man page documents every command and option the usage texts name.
 missing=""
@@ -126,15 +111,15 @@ for c in set-opts get-opts get-info top where status migrate; do
 	done
 done
 [ -n "$missing" ] && echo "# not in heatctl.8:$missing"
-t "the man page names every command and every long option" test -z "$missing"
+tq "the man page names every command and every long option" test -z "$missing"
 
 make -s install DESTDIR="$tmp/root" PREFIX=/usr >"$tmp/install.log" 2>&1
-t "make install honours DESTDIR and PREFIX" \
+tq "make install honours DESTDIR and PREFIX" \
 	bash -c "[ -x $tmp/root/usr/bin/heatctl ] && [ -s $tmp/root/usr/share/man/man8/heatctl.8 ]"
-t "-Werror is opt-in: a plain build does not turn warnings into errors" \
+tq "-Werror is opt-in: a plain build does not turn warnings into errors" \
 	bash -c "make -s -n -B heatctl | grep -q -- '-Wextra' && ! make -s -n -B heatctl | grep -q -- '-Werror' &&
 		make -s -n -B WERROR=1 heatctl | grep -q -- '-Werror'"
-t "CFLAGS on the command line keep the warnings; CPPFLAGS, LDFLAGS and LDLIBS are used" \
+tq "CFLAGS on the command line keep the warnings; CPPFLAGS, LDFLAGS and LDLIBS are used" \
 	bash -c "make -s -n -B CFLAGS=-O1 CPPFLAGS=-DHEAT_X LDFLAGS=-Wl,-zrelro LDLIBS=-lm heatctl >$tmp/n &&
 		grep -q -- '-Wextra.*-DHEAT_X.*-O1' $tmp/n && grep -q -- '-Wl,-zrelro.*-lm' $tmp/n"
-exit 0
+tap_end

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# quick: no kernel build, no guest (make check)
 # runtime: 5 s (host only; the runner starts the longest first)
 # The guest helper that every placement check rests on, fast_bytes
 # (tests/lib/heat.sh), run by busybox sh as in the guest, on a chunk tree
@@ -7,14 +8,8 @@
 # honours its FROM and TO bounds; and an extent in no chunk fails the
 # suite at its end (done_testing), except inline and delalloc ones.
 set -u
+. "$(dirname "$0")/../lib/host.sh"
 cd "$(dirname "$0")/../.." || exit 1
-echo "1..6"
-n=0
-t() { # t DESC CONDITION...
-	local d=$1; shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; fi
-}
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -68,3 +63,4 @@ t "an extent in no chunk fails the suite at its end, named" \
 	grep -q "^not ok .* every extent fast_bytes looked at lies in a chunk" <<<"$out"
 t "...only that one: inline and delalloc extents are not in a chunk and not a failure" \
 	test "$(grep -c "in no chunk" <<<"$out")" = 1 -a "$(grep -c "block 99999," <<<"$out")" = 1
+tap_end

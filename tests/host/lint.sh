@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# quick: no kernel build, no guest (make check)
 # Every shell script of the project (host and guest side, the sourced
 # libraries too) is clean under shellcheck at warning level, so quoting
 # and portability mistakes show up before a guest boots.

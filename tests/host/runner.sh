@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# quick: no kernel build, no guest (make check)
 # The test runner cannot pass by accident: fed made-up results, it fails
 # a KUnit suite that reports "not ok", a missing suite, a suite with fewer
 # cases than the tree defines, a console without KTAP, a TAP script whose

@@ -7,17 +7,12 @@
 # the directories it touches are compiled with the debug config, warnings
 # as errors.
 set -u
+. "$(dirname "$0")/../lib/host.sh"
 cd "$(dirname "$0")/../.." || exit 1
 top=$PWD
 tree=$top/build/linux
 wt=$top/build/series-check
 out=$top/build/out-series
-n=0
-t() {
-	local d=$1; shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; fi
-}
 
 patches=()
 for dir in patches migrate; do
@@ -64,7 +59,7 @@ for p in "${patches[@]}"; do
 	[ -z "$res" ] || echo "$res" | head -20 | sed 's/^/#   /'
 done
 
-[ ${#patches[@]} -gt 0 ] || { echo "1..$n"; exit 0; }
+[ ${#patches[@]} -gt 0 ] || { tap_end; exit; }
 
 # A fresh worktree each run: a half-made one would let git walk up into
 # the project's own repository.
@@ -103,4 +98,4 @@ for c in $(git -C "$tree" rev-list --reverse pristine..HEAD); do
 	t "builds on its own: $subj" test $ok = 1
 	[ $ok = 1 ] || tail -20 "$log" | sed 's/^/#   /'
 done
-echo "1..$n"
+tap_end
