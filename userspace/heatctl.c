@@ -30,10 +30,6 @@
 #include "heat-ioctl.h"
 #include "heatctl.h"
 
-#ifndef BTRFS_SUPER_MAGIC
-#define BTRFS_SUPER_MAGIC 0x9123683E
-#endif
-
 #define EXIT_PATH_FAILED	1
 #define EXIT_USAGE		2
 
@@ -132,17 +128,6 @@ int usage_error(const char * const *usage, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-void error_path(const char *path, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "ERROR: %s: ", path);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 /*
  * getopt_long() with the rules of every heatctl command: options may follow
  * operands (as in btrfs-progs), "--" ends them, and an unknown option or a
@@ -191,6 +176,7 @@ static void explain_ioctl_error(const char *path, int fd, int err)
 {
 	struct statfs sfs;
 
+	/* Only when fstatfs() answers: an error of its own says nothing. */
 	if (fstatfs(fd, &sfs) == 0 && sfs.f_type != BTRFS_SUPER_MAGIC) {
 		error_path(path, "not on a btrfs filesystem");
 		return;
@@ -266,11 +252,9 @@ static struct {
 static int btrfs_fsid(int fd, unsigned char *fsid)
 {
 	struct btrfs_ioctl_fs_info_args fsinfo;
-	struct statfs sfs;
 
 	memset(&fsinfo, 0, sizeof(fsinfo));
-	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != BTRFS_SUPER_MAGIC ||
-	    ioctl(fd, BTRFS_IOC_FS_INFO, &fsinfo) < 0)
+	if (!fd_on_btrfs(fd) || ioctl(fd, BTRFS_IOC_FS_INFO, &fsinfo) < 0)
 		return -1;
 	memcpy(fsid, fsinfo.fsid, BTRFS_FSID_SIZE);
 	return 0;
@@ -425,8 +409,7 @@ static int opts_walk_fn(const char *path, const struct stat *st, int type,
 	/* A snapshot below cannot be changed: say so once, at its root. */
 	if (kind == WALK_SAME_FS_RO && walk_ctx.opts >= 0 && ftw->level > 0) {
 		if (st->st_ino == BTRFS_FIRST_FREE_OBJECTID)
-			fprintf(stderr, "heatctl: %s: a read-only subvolume, skipped\n",
-				path);
+			warning_path(path, "a read-only subvolume, skipped");
 		return FTW_SKIP_SUBTREE;
 	}
 	if (opts_one(path, &walk_ctx))

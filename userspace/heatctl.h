@@ -83,11 +83,30 @@ void format_size(char *buf, size_t len, uint64_t bytes,
 /* The 36-character form of a 16-byte UUID; @buf holds 37 bytes. */
 void format_uuid(char *buf, const unsigned char *uuid);
 
+#ifndef BTRFS_SUPER_MAGIC
+#define BTRFS_SUPER_MAGIC 0x9123683E
+#endif
+
+/* common.c: what every command does with its operands */
+/* "ERROR: PATH: message" and "WARNING: PATH: message" on stderr. */
+void error_path(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void warning_path(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Whether open @fd is on a btrfs filesystem. */
+bool fd_on_btrfs(int fd);
+/*
+ * Open @path (O_RDONLY | O_CLOEXEC and @flags) and check that it is on
+ * btrfs; with @fsinfo, fill it with BTRFS_IOC_FS_INFO. The descriptor, or
+ * -1 after an error that names @path.
+ */
+struct btrfs_ioctl_fs_info_args;
+int open_btrfs(const char *path, int flags,
+	       struct btrfs_ioctl_fs_info_args *fsinfo);
+
 /* heatctl.c */
 void usage_print(FILE *f, const char * const *usage);
 int usage_error(const char * const *usage, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void error_path(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int heat_getopt(int argc, char **argv, const char *shortopts,
 		const struct option *longopts, const char * const *usage);

@@ -63,22 +63,12 @@ static const char * const cmd_migrate_usage[] = {
 static int hot_dir(const char *path, char *dir, size_t len)
 {
 	struct btrfs_ioctl_fs_info_args fsinfo;
-	struct statfs sfs;
 	char uuid[40];
 	int fd;
 
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		error_path(path, "%s", strerror(errno));
+	fd = open_btrfs(path, O_DIRECTORY, &fsinfo);
+	if (fd < 0)
 		return -1;
-	}
-	memset(&fsinfo, 0, sizeof(fsinfo));
-	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != BTRFS_SUPER_MAGIC ||
-	    ioctl(fd, BTRFS_IOC_FS_INFO, &fsinfo) < 0) {
-		error_path(path, "not on a btrfs filesystem");
-		close(fd);
-		return -1;
-	}
 	close(fd);
 	format_uuid(uuid, fsinfo.fsid);
 	snprintf(dir, len, "/sys/fs/btrfs/%s/hot", uuid);

@@ -21,7 +21,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 #include <linux/btrfs.h>
 #include <linux/btrfs_tree.h>
@@ -29,9 +28,6 @@
 #include "heatctl.h"
 #include "heat-ioctl.h"
 
-#ifndef BTRFS_SUPER_MAGIC
-#define BTRFS_SUPER_MAGIC 0x9123683E
-#endif
 #define DEBUGFS "/sys/kernel/debug/btrfs"
 
 const char * const cmd_top_usage[] = {
@@ -272,7 +268,6 @@ int cmd_top(int argc, char **argv)
 	char uuid[40], file[256], **paths = NULL;
 	unsigned long long *inos = NULL;
 	const char *mnt, *bad = NULL;
-	struct statfs sfs;
 	struct stat st;
 	size_t nr = 0, shown, nr_own = 0, i;
 	uint64_t count = 10;
@@ -305,21 +300,12 @@ int cmd_top(int argc, char **argv)
 		return usage_error(cmd_top_usage, "one mount point expected");
 	mnt = argv[optind];
 
-	fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		error_path(mnt, "%s", strerror(errno));
+	fd = open_btrfs(mnt, O_DIRECTORY, &fsinfo);
+	if (fd < 0)
 		return 1;
-	}
-	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != BTRFS_SUPER_MAGIC) {
-		error_path(mnt, "not on a btrfs filesystem");
-		close(fd);
-		return 1;
-	}
-	memset(&fsinfo, 0, sizeof(fsinfo));
 	memset(&lookup, 0, sizeof(lookup));
 	lookup.objectid = BTRFS_FIRST_FREE_OBJECTID;
-	if (ioctl(fd, BTRFS_IOC_FS_INFO, &fsinfo) < 0 ||
-	    ioctl(fd, BTRFS_IOC_INO_LOOKUP, &lookup) < 0) {
+	if (ioctl(fd, BTRFS_IOC_INO_LOOKUP, &lookup) < 0) {
 		error_path(mnt, "cannot query the filesystem: %s", strerror(errno));
 		close(fd);
 		return 1;
@@ -447,7 +433,7 @@ int cmd_top(int argc, char **argv)
 	if (json)
 		printf("%s]\n", i ? "\n" : "");
 	if (!all && !json && !nr)
-		fprintf(stderr, "heatctl: top: as a user other than root, only your own files in this subvolume are listed\n");
+		warning_path(mnt, "as a user other than root, only your own files in this subvolume are listed");
 	ret = 0;
 out:
 	for (i = 0; paths && i < shown; i++)

@@ -27,7 +27,6 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 #include <linux/btrfs.h>
 #include <linux/btrfs_tree.h>
@@ -37,9 +36,6 @@
 #include "heatctl.h"
 #include "heat-ioctl.h"
 
-#ifndef BTRFS_SUPER_MAGIC
-#define BTRFS_SUPER_MAGIC 0x9123683E
-#endif
 
 const char * const cmd_where_usage[] = {
 	"heatctl where [options] <path>...",
@@ -648,7 +644,6 @@ int cmd_where(int argc, char **argv)
 		printf("[");
 	for (i = optind; i < argc; i++) {
 		uint64_t bytes[NR_TIERS] = { 0 };
-		struct statfs sfs;
 		struct stat st;
 		uint64_t total;
 		int fd, err, t;
@@ -669,15 +664,8 @@ int cmd_where(int argc, char **argv)
 			ret = 1;
 			continue;
 		}
-		fd = open(argv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		fd = open_btrfs(argv[i], O_NONBLOCK, NULL);
 		if (fd < 0) {
-			error_path(argv[i], "%s", strerror(errno));
-			ret = 1;
-			continue;
-		}
-		if (fstatfs(fd, &sfs) < 0 || sfs.f_type != BTRFS_SUPER_MAGIC) {
-			error_path(argv[i], "not on a btrfs filesystem");
-			close(fd);
 			ret = 1;
 			continue;
 		}
